@@ -1,0 +1,304 @@
+// rules.cpp — parsing of corpus/rules/* and the token-sequence phrase matcher (see rules.h).
+#include "rules.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "embedded.h"
+
+namespace scribe {
+namespace {
+
+bool IsShortCaps(std::string_view raw) {
+  if (raw.empty() || raw.size() > 4) return false;
+  bool any_alpha = false;
+  for (char c : raw) {
+    if (c >= 'a' && c <= 'z') return false;
+    if (c >= 'A' && c <= 'Z') any_alpha = true;
+  }
+  return any_alpha;
+}
+
+// Non-comment, non-blank lines of a TSV, split on tabs, with 1-based line numbers.
+std::vector<std::pair<int, std::vector<std::string>>> TsvRows(std::string_view data) {
+  std::vector<std::pair<int, std::vector<std::string>>> rows;
+  int line_no = 0;
+  for (std::string_view line : Split(data, '\n')) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (Trim(line).empty() || line.front() == '#') continue;
+    std::vector<std::string> fields;
+    for (std::string_view f : Split(line, '\t')) fields.emplace_back(Trim(f));
+    rows.emplace_back(line_no, std::move(fields));
+  }
+  return rows;
+}
+
+[[noreturn]] void Fail(std::string_view file, int line, std::string_view what) {
+  throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + std::string(what));
+}
+
+std::vector<std::string> StringList(const YAML::Node& node, std::string_view key) {
+  std::vector<std::string> out;
+  const YAML::Node list = node[std::string(key)];
+  if (!list) return out;
+  if (!list.IsSequence()) throw std::runtime_error("assertion.yaml: " + std::string(key) + ": expected a list");
+  for (const auto& item : list) out.push_back(Lower(item.as<std::string>()));
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- PhraseMatcher
+
+void PhraseMatcher::Add(std::string_view phrase, int id) {
+  Pattern p;
+  p.id = id;
+  for (Token& t : Tokenize(phrase)) {
+    if (t.kind == TokenKind::kPunct && t.norm == "-") continue;
+    Word w;
+    if (t.kind == TokenKind::kPunct && t.norm == "#") {
+      w.slot = true;
+    } else if (t.kind == TokenKind::kWord && IsShortCaps(t.raw)) {
+      w.exact_case = true;
+      w.text = std::string(t.raw);
+    } else {
+      w.text = fold_ && t.kind == TokenKind::kWord ? FoldPlural(t.norm) : t.norm;
+    }
+    p.words.push_back(std::move(w));
+  }
+  if (p.words.empty()) return;
+  int index = static_cast<int>(patterns_.size());
+  if (p.words[0].slot) slot_first_.push_back(index);
+  else by_first_[p.words[0].exact_case ? Lower(p.words[0].text) : p.words[0].text].push_back(index);
+  patterns_.push_back(std::move(p));
+}
+
+bool PhraseMatcher::WordMatches(const Word& w, const Token& t) const {
+  if (t.kind == TokenKind::kPunct) return w.text == t.norm;
+  if (w.exact_case) return t.raw == w.text;
+  if (fold_ && t.kind == TokenKind::kWord) return FoldPlural(t.norm) == w.text;
+  return t.norm == w.text;
+}
+
+std::optional<size_t> PhraseMatcher::MatchSlot(const std::vector<Token>& toks, size_t k, size_t limit,
+                                               double& lo, double& hi) const {
+  auto value_at = [&](size_t i, double& v) {
+    if (i >= limit) return false;
+    if (toks[i].kind == TokenKind::kNumber) { v = toks[i].number; return true; }
+    if (toks[i].kind == TokenKind::kWord) {
+      auto it = number_words_.find(toks[i].norm);
+      if (it != number_words_.end()) { v = it->second; return true; }
+    }
+    return false;
+  };
+  double a = 0;
+  if (!value_at(k, a)) return std::nullopt;
+  lo = hi = a;
+  size_t end = k + 1;
+  // range: "4-6", "4 to 6", "4 or 6", "4–6"
+  if (end + 1 < limit && (toks[end].norm == "-" || toks[end].norm == "to" || toks[end].norm == "or")) {
+    double b = 0;
+    if (value_at(end + 1, b)) {
+      lo = std::min(a, b);
+      hi = std::max(a, b);
+      end += 2;
+    }
+  }
+  return end;
+}
+
+std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& toks, size_t k, size_t limit) const {
+  if (k >= limit) return std::nullopt;
+  std::optional<PatternMatch> best;
+  auto try_pattern = [&](int index) {
+    const Pattern& p = patterns_[index];
+    size_t pos = k;
+    PatternMatch m;
+    m.begin = k;
+    m.id = p.id;
+    for (size_t wi = 0; wi < p.words.size(); ++wi) {
+      const Word& w = p.words[wi];
+      if (wi > 0) {
+        // a hyphen between two words of the text is skipped ("self-harm" = "self harm")
+        while (pos < limit && toks[pos].kind == TokenKind::kPunct && toks[pos].norm == "-" && !w.slot) ++pos;
+      }
+      if (pos >= limit) return;
+      if (w.slot) {
+        double lo = 0, hi = 0;
+        auto end = MatchSlot(toks, pos, limit, lo, hi);
+        if (!end) return;
+        m.has_number = true;
+        m.lo = lo;
+        m.hi = hi;
+        pos = *end;
+      } else {
+        if (!WordMatches(w, toks[pos])) return;
+        ++pos;
+      }
+    }
+    m.end = pos;
+    if (!best || m.end > best->end) best = m;
+  };
+  const Token& t = toks[k];
+  std::string key = t.kind == TokenKind::kWord && fold_ ? FoldPlural(t.norm) : t.norm;
+  if (auto it = by_first_.find(key); it != by_first_.end())
+    for (int index : it->second) try_pattern(index);
+  if (fold_ && key != t.norm)
+    if (auto it = by_first_.find(t.norm); it != by_first_.end())
+      for (int index : it->second) try_pattern(index);
+  for (int index : slot_first_) try_pattern(index);
+  return best;
+}
+
+std::vector<PatternMatch> PhraseMatcher::FindAll(const std::vector<Token>& toks, size_t begin, size_t limit) const {
+  std::vector<PatternMatch> out;
+  for (size_t k = begin; k < limit;) {
+    if (auto m = MatchAt(toks, k, limit)) {
+      out.push_back(*m);
+      k = m->end;
+    } else {
+      ++k;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- Rules
+
+std::optional<double> Rules::PerDay(const std::string& expr, double lo, double hi) {
+  if (expr.empty()) return std::nullopt;
+  // term := number | '#' | number '#'
+  auto term = [](std::string_view t, double slot) -> std::optional<double> {
+    t = Trim(t);
+    if (t.empty()) return std::nullopt;
+    bool has_slot = t.back() == '#';
+    if (has_slot) t.remove_suffix(1);
+    double base = 1;
+    if (!t.empty()) {
+      std::string s(t);
+      char* end = nullptr;
+      base = std::strtod(s.c_str(), &end);
+      if (end == s.c_str() || *end != '\0') return std::nullopt;
+    }
+    return has_slot ? base * slot : base;
+  };
+  auto eval = [&](double slot) -> std::optional<double> {
+    size_t slash = expr.find('/');
+    auto num = term(expr.substr(0, slash), slot);
+    if (!num) return std::nullopt;
+    if (slash == std::string::npos) return num;
+    auto den = term(expr.substr(slash + 1), slot);
+    if (!den || *den == 0) return std::nullopt;
+    return *num / *den;
+  };
+  auto a = eval(lo), b = eval(hi);
+  if (!a || !b) return std::nullopt;
+  return std::max(*a, *b);
+}
+
+std::string Rules::CanonicalAction(std::string_view word) const {
+  std::string w = NormalizePhrase(word);
+  for (const char* a : {"start", "stop", "continue", "increase", "decrease"})
+    if (w == a) return w;
+  if (auto it = action_aliases.find(w); it != action_aliases.end()) return it->second;
+  return {};
+}
+
+Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, std::string_view routes_tsv,
+                std::string_view actions_tsv, std::string_view assertion_yaml, std::string_view synonyms_tsv,
+                std::string_view non_rxnorm_txt, std::string_view changelog_yaml) {
+  Rules r;
+  // units first: number words feed the '#' slots of frequency patterns
+  for (auto& [line, f] : TsvRows(units_tsv)) {
+    if (f[0] == "@denominator" && f.size() >= 2) { r.denominators.insert(f[1]); continue; }
+    if (f[0] == "@per-day" && f.size() >= 2) { r.per_day_denominators.insert(f[1]); continue; }
+    if (f[0] == "@count-word" && f.size() >= 3) { r.number_words[f[1]] = std::strtod(f[2].c_str(), nullptr); continue; }
+    if (f.size() < 4) Fail("units.tsv", line, "expected token, canonical, factor, family");
+    UnitRule u{Lower(f[0]), f[1], f[3], f.size() > 4 ? f[4] : "", std::strtod(f[2].c_str(), nullptr)};
+    if (u.factor <= 0) Fail("units.tsv", line, "factor must be positive");
+    r.units.push_back(u);
+  }
+  for (const UnitRule& u : r.units) r.unit_by_token[u.token] = &u;
+  r.frequency_matcher.SetNumberWords(r.number_words);
+
+  for (auto& [line, f] : TsvRows(frequencies_tsv)) {
+    FrequencyRule fr{f[0], f.size() > 1 ? f[1] : "", f.size() > 2 && f[2] == "1"};
+    if (fr.per_day_expr.empty() && !fr.prn) Fail("frequencies.tsv", line, "a row needs per_day or prn");
+    if (!fr.per_day_expr.empty() && !Rules::PerDay(fr.per_day_expr, 2, 2))
+      Fail("frequencies.tsv", line, "cannot evaluate per_day '" + fr.per_day_expr + "'");
+    r.frequency_matcher.Add(fr.pattern, static_cast<int>(r.frequencies.size()));
+    r.frequencies.push_back(fr);
+  }
+  for (auto& [line, f] : TsvRows(routes_tsv)) {
+    if (f.size() < 2) Fail("routes.tsv", line, "expected phrase, route");
+    r.route_matcher.Add(f[0], static_cast<int>(r.routes.size()));
+    r.routes.emplace_back(f[0], f[1]);
+  }
+  for (auto& [line, f] : TsvRows(actions_tsv)) {
+    if (f.size() < 3) Fail("actions.tsv", line, "expected phrase, action, where");
+    ActionRule a{f[0], f[1], f[2]};
+    if (a.where == "alias") {
+      r.action_aliases[NormalizePhrase(a.phrase)] = a.action;
+      continue;
+    }
+    if (a.where != "before" && a.where != "after" && a.where != "both")
+      Fail("actions.tsv", line, "where must be before, after, both or alias");
+    r.action_matcher.Add(a.phrase, static_cast<int>(r.actions.size()));
+    r.actions.push_back(a);
+  }
+  for (size_t i = 0; i < r.units.size(); ++i) r.unit_matcher.Add(r.units[i].token, static_cast<int>(i));
+
+  YAML::Node y = YAML::Load(std::string(assertion_yaml));
+  AssertionTriggers& t = r.assertion;
+  auto pre_post = [&](const char* key, std::vector<std::string>& pre, std::vector<std::string>& post,
+                      std::vector<std::string>* pseudo) {
+    YAML::Node n = y[key];
+    if (!n || !n.IsMap()) throw std::runtime_error(std::string("assertion.yaml: missing mapping '") + key + "'");
+    pre = StringList(n, "pre");
+    post = StringList(n, "post");
+    if (pseudo) *pseudo = StringList(n, "pseudo");
+  };
+  pre_post("negated", t.negated_pre, t.negated_post, &t.negated_pseudo);
+  pre_post("historical", t.historical_pre, t.historical_post, nullptr);
+  pre_post("hypothetical", t.hypothetical_pre, t.hypothetical_post, nullptr);
+  pre_post("family", t.family_pre, t.family_post, nullptr);
+  t.terminators = StringList(y, "terminators");
+  t.experiencer_terminators = StringList(y, "experiencer_terminators");
+  t.qualifiers = StringList(y, "qualifiers");
+  t.abbreviations = StringList(y, "abbreviations");
+  t.allergy_cues = StringList(y, "allergy_cues");
+  t.no_allergies = StringList(y, "no_allergies");
+  t.no_drug_allergies = StringList(y, "no_drug_allergies");
+
+  for (auto& [line, f] : TsvRows(synonyms_tsv)) {
+    if (f.size() < 2) Fail("clinical_synonyms.tsv", line, "expected phrase, equivalent");
+    r.clinical_synonyms.emplace_back(f[0], f[1]);
+    r.synonyms_of[NormalizePhrase(f[0])].push_back(f[1]);
+    r.synonyms_of[NormalizePhrase(f[1])].push_back(f[0]);
+  }
+  for (std::string_view line : Split(non_rxnorm_txt, '\n')) {
+    line = Trim(line);
+    if (!line.empty() && line.front() != '#') r.non_rxnorm_substances.push_back(NormalizePhrase(line));
+  }
+  YAML::Node c = YAML::Load(std::string(changelog_yaml));
+  r.grader_version = c["grader_version"].as<std::string>();
+  r.methodology_version = c["methodology_version"].as<std::string>();
+  r.changelog_yaml = std::string(changelog_yaml);
+  return r;
+}
+
+const Rules& DefaultRules() {
+  static const Rules rules = LoadRules(
+      embedded_file("corpus/rules/frequencies.tsv"), embedded_file("corpus/rules/units.tsv"),
+      embedded_file("corpus/rules/routes.tsv"), embedded_file("corpus/rules/actions.tsv"),
+      embedded_file("corpus/rules/assertion.yaml"), embedded_file("corpus/rules/clinical_synonyms.tsv"),
+      embedded_file("corpus/rules/non_rxnorm_substances.txt"), embedded_file("corpus/rules/changelog.yaml"));
+  return rules;
+}
+
+}  // namespace scribe

@@ -1,0 +1,119 @@
+// rules.h — the grader's rule tables, loaded from the data files in corpus/rules/.
+//
+// Frequencies, units, routes, actions, assertion triggers, clinical synonyms and versions are
+// data: this module parses them (from the copies compiled into the binary) into matchers the
+// extractor and grader use, and hands the same data to the methodology endpoint.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "text.h"
+
+namespace scribe {
+
+// One matched pattern: tokens [begin, end), the pattern id, and the '#' slot value if any.
+struct PatternMatch {
+  size_t begin = 0, end = 0;
+  int id = -1;
+  bool has_number = false;
+  double lo = 0, hi = 0;  // slot value; a range "4-6" gives lo 4, hi 6
+};
+
+// Token-sequence patterns matched longest-first at a position. Pattern words compare with token
+// norms (optionally plural-folded); a word written in capitals of at most 4 letters ("SI")
+// matches case-sensitively; '#' is a number slot; hyphens in the text between words are skipped.
+class PhraseMatcher {
+ public:
+  explicit PhraseMatcher(bool fold_plurals = false) : fold_(fold_plurals) {}
+  void Add(std::string_view phrase, int id);
+  // Longest pattern starting exactly at token k, not extending past `limit`.
+  std::optional<PatternMatch> MatchAt(const std::vector<Token>& toks, size_t k, size_t limit) const;
+  // Every non-overlapping longest match in [begin, limit), left to right.
+  std::vector<PatternMatch> FindAll(const std::vector<Token>& toks, size_t begin, size_t limit) const;
+  bool empty() const { return patterns_.empty(); }
+  // Word values of number words ("two" -> 2) used by '#' slots.
+  void SetNumberWords(std::unordered_map<std::string, double> words) { number_words_ = std::move(words); }
+
+ private:
+  struct Word {
+    std::string text;  // norm (folded if fold_) or raw for case-sensitive words
+    bool slot = false;
+    bool exact_case = false;
+  };
+  struct Pattern {
+    std::vector<Word> words;
+    int id;
+  };
+  bool WordMatches(const Word& w, const Token& t) const;
+  std::optional<size_t> MatchSlot(const std::vector<Token>& toks, size_t k, size_t limit, double& lo, double& hi) const;
+  bool fold_;
+  std::vector<Pattern> patterns_;
+  std::unordered_map<std::string, std::vector<int>> by_first_;  // first word key -> pattern indexes
+  std::vector<int> slot_first_;
+  std::unordered_map<std::string, double> number_words_;
+};
+
+struct FrequencyRule {
+  std::string pattern;
+  std::string per_day_expr;  // "", "2", "24/#", "1/7#" …
+  bool prn = false;
+};
+
+struct UnitRule {
+  std::string token, canonical, family, implied_route;
+  double factor = 1;
+};
+
+struct ActionRule {
+  std::string phrase, action, where;  // where: before, after, both, alias
+};
+
+struct AssertionTriggers {
+  std::vector<std::string> negated_pre, negated_post, negated_pseudo;
+  std::vector<std::string> historical_pre, historical_post;
+  std::vector<std::string> hypothetical_pre, hypothetical_post;
+  std::vector<std::string> family_pre, family_post;
+  std::vector<std::string> terminators, experiencer_terminators, qualifiers, abbreviations;
+  std::vector<std::string> allergy_cues, no_allergies, no_drug_allergies;
+};
+
+struct Rules {
+  std::vector<FrequencyRule> frequencies;
+  std::vector<UnitRule> units;
+  std::vector<std::pair<std::string, std::string>> routes;   // phrase -> canonical
+  std::vector<ActionRule> actions;
+  AssertionTriggers assertion;
+  std::vector<std::pair<std::string, std::string>> clinical_synonyms;
+  std::vector<std::string> non_rxnorm_substances;
+  std::string grader_version, methodology_version;
+  std::string changelog_yaml;  // served verbatim in the methodology
+
+  // Derived lookups.
+  std::unordered_map<std::string, double> number_words;      // "two" -> 2
+  std::unordered_set<std::string> denominators, per_day_denominators;
+  std::unordered_map<std::string, const UnitRule*> unit_by_token;
+  PhraseMatcher frequency_matcher, route_matcher, action_matcher, unit_matcher;
+  std::map<std::string, std::string> action_aliases;          // hold -> stop …
+  std::unordered_map<std::string, std::vector<std::string>> synonyms_of;  // normalised phrase -> equivalents
+
+  // Evaluates a per-day expression for a slot value range: the highest per-day over [lo, hi].
+  static std::optional<double> PerDay(const std::string& expr, double lo, double hi);
+  // Canonical action for a ground-truth word ("hold" -> "stop"); empty when unknown.
+  std::string CanonicalAction(std::string_view word) const;
+};
+
+// The rules compiled into the binary, parsed once (thread-safe).
+const Rules& DefaultRules();
+
+// Parses rule files; throws std::runtime_error naming the file and line on malformed data.
+Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, std::string_view routes_tsv,
+                std::string_view actions_tsv, std::string_view assertion_yaml, std::string_view synonyms_tsv,
+                std::string_view non_rxnorm_txt, std::string_view changelog_yaml);
+
+}  // namespace scribe

@@ -1,0 +1,342 @@
+// terminology.cpp — offline RxNorm lookup (see terminology.h).
+#include "terminology.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <stdexcept>
+
+#include "embedded.h"
+#include "rules.h"
+
+namespace scribe {
+namespace {
+
+constexpr size_t kMaxNameWords = 6;
+constexpr size_t kMinApproximateLength = 5;
+
+int MaxDistanceFor(size_t length) { return length >= 9 ? 2 : length >= kMinApproximateLength ? 1 : 0; }
+
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) { h ^= c; h *= 1099511628211ULL; }
+  return h;
+}
+
+// Every string obtained by deleting up to `d` characters of w (including w itself).
+void Deletes(const std::string& w, int d, std::vector<std::string>& out) {
+  out.push_back(w);
+  if (d == 0 || w.size() <= 1) return;
+  for (size_t i = 0; i < w.size(); ++i) {
+    std::string shorter = w.substr(0, i) + w.substr(i + 1);
+    Deletes(shorter, d - 1, out);
+  }
+}
+
+bool AllLetters(std::string_view w) {
+  for (char c : w)
+    if (!(c >= 'a' && c <= 'z')) return false;
+  return !w.empty();
+}
+
+int TtyRank(const std::string& tty) {
+  if (tty == "IN") return 0;
+  if (tty == "PIN") return 1;
+  if (tty == "MIN") return 2;
+  if (tty == "BN") return 3;
+  return 4;
+}
+
+void ReadLines(std::string_view data, const std::function<void(int, std::string_view)>& fn) {
+  int line_no = 0;
+  for (std::string_view line : Split(data, '\n')) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    fn(line_no, line);
+  }
+}
+
+}  // namespace
+
+std::string_view MatchKindName(MatchKind k) {
+  switch (k) {
+    case MatchKind::kExact: return "exact";
+    case MatchKind::kNormalized: return "normalized";
+    case MatchKind::kSynonym: return "synonym";
+    case MatchKind::kApproximate: return "approximate";
+  }
+  return "exact";
+}
+
+int EditDistance(std::string_view a, std::string_view b, int max_distance) {
+  const size_t n = a.size(), m = b.size();
+  if (static_cast<int>(n > m ? n - m : m - n) > max_distance) return max_distance + 1;
+  std::vector<int> prev2(m + 1), prev(m + 1), cur(m + 1);
+  for (size_t j = 0; j <= m; ++j) prev[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= n; ++i) {
+    cur[0] = static_cast<int>(i);
+    int row_min = cur[0];
+    for (size_t j = 1; j <= m; ++j) {
+      int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], prev2[j - 2] + 1);
+      row_min = std::min(row_min, cur[j]);
+    }
+    if (row_min > max_distance) return max_distance + 1;
+    std::swap(prev2, prev);
+    std::swap(prev, cur);
+  }
+  return std::min(prev[m], max_distance + 1);
+}
+
+void Terminology::Index(uint32_t id, const std::string& normalized) {
+  if (normalized.empty()) return;
+  auto& ids = by_name_[normalized];
+  if (std::find(ids.begin(), ids.end(), id) != ids.end()) return;
+  ids.push_back(id);
+  // keep the preferred concept first: IN, PIN, MIN, BN; RxNorm rows before supplements
+  std::stable_sort(ids.begin(), ids.end(), [&](uint32_t x, uint32_t y) {
+    int rx = TtyRank(concepts_[x].tty), ry = TtyRank(concepts_[y].tty);
+    if (rx != ry) return rx < ry;
+    return !concepts_[x].rxcui.empty() && concepts_[y].rxcui.empty();
+  });
+  size_t words = std::count(normalized.begin(), normalized.end(), ' ') + 1;
+  std::string first = normalized.substr(0, normalized.find(' '));
+  uint8_t& longest = first_words_[first];
+  longest = static_cast<uint8_t>(std::max<size_t>(longest, std::min(words, kMaxNameWords)));
+}
+
+Terminology Terminology::Load(std::string_view concepts_tsv, std::string_view synonyms_tsv,
+                              std::string_view dose_forms_tsv, std::string_view english_words,
+                              std::string_view ambiguous_brands, std::string_view version_file,
+                              std::string_view name_noise, const std::vector<std::string>& non_rxnorm_substances) {
+  Terminology t;
+  std::unordered_map<std::string, std::string> ingredient_by_name;
+  ReadLines(concepts_tsv, [&](int line_no, std::string_view line) {
+    if (line_no == 1 || Trim(line).empty()) return;  // header
+    auto f = Split(line, '\t');
+    if (f.size() < 5) throw std::runtime_error("concepts.tsv:" + std::to_string(line_no) + ": expected 5 columns");
+    Concept c{std::string(f[0]), std::string(f[1]), std::string(f[2]), std::string(f[4]), {}};
+    for (std::string_view r : Split(f[3], '|'))
+      if (!r.empty()) c.ingredients.emplace_back(r);
+    if (c.ingredients.empty()) return;
+    if (c.tty == "IN") {
+      t.ingredients_[c.rxcui] = IngredientInfo{c.rxcui, c.name, {}, {}};
+      ingredient_by_name[Lower(c.name)] = c.rxcui;
+    }
+    t.concepts_.push_back(std::move(c));
+  });
+  ReadLines(synonyms_tsv, [&](int line_no, std::string_view line) {
+    if (line_no == 1 || Trim(line).empty()) return;
+    auto f = Split(line, '\t');
+    if (f.size() < 2) throw std::runtime_error("synonyms.tsv:" + std::to_string(line_no) + ": expected 2 columns");
+    Concept c{"", "SY", std::string(f[0]), "synonym", {}};
+    for (std::string_view name : Split(f[1], '|')) {
+      auto it = ingredient_by_name.find(Lower(Trim(name)));
+      if (it == ingredient_by_name.end())
+        throw std::runtime_error("synonyms.tsv:" + std::to_string(line_no) + ": unknown ingredient '" + std::string(name) + "'");
+      c.ingredients.push_back(it->second);
+    }
+    std::sort(c.ingredients.begin(), c.ingredients.end(),
+              [](const std::string& a, const std::string& b) { return std::stoll(a) < std::stoll(b); });
+    t.concepts_.push_back(std::move(c));
+  });
+  for (uint32_t id = 0; id < t.concepts_.size(); ++id) t.Index(id, NormalizePhrase(t.concepts_[id].name));
+
+  ReadLines(dose_forms_tsv, [&](int line_no, std::string_view line) {
+    if (line_no == 1 || Trim(line).empty()) return;
+    auto f = Split(line, '\t');
+    if (f.size() < 3) return;
+    auto it = t.ingredients_.find(std::string(f[0]));
+    if (it == t.ingredients_.end()) return;
+    for (std::string_view v : Split(f[1], '|')) if (!v.empty()) it->second.dose_forms.emplace_back(v);
+    for (std::string_view v : Split(f[2], '|')) if (!v.empty()) it->second.strengths.emplace_back(v);
+  });
+  ReadLines(english_words, [&](int, std::string_view line) {
+    line = Trim(line);
+    if (!line.empty() && line.front() != '#') t.known_words_.emplace(line);
+  });
+  ReadLines(ambiguous_brands, [&](int, std::string_view line) {
+    line = Trim(line);
+    if (!line.empty() && line.front() != '#') t.ambiguous_.insert(NormalizePhrase(line));
+  });
+  ReadLines(name_noise, [&](int, std::string_view line) {
+    line = Trim(line);
+    if (!line.empty() && line.front() != '#') t.noise_.emplace(line);
+  });
+  for (const std::string& s : non_rxnorm_substances) t.non_rxnorm_.insert(s);
+  ReadLines(version_file, [&](int, std::string_view line) {
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos) return;
+    std::string_view key = Trim(line.substr(0, eq)), value = Trim(line.substr(eq + 1));
+    if (key == "terminology") t.version_ = std::string(value);
+    if (key == "rxnorm_release") t.release_date_ = std::string(value);
+  });
+  t.BuildApproximateIndex();
+  return t;
+}
+
+void Terminology::BuildApproximateIndex() {
+  std::vector<std::string> variants;
+  for (const auto& [name, ids] : by_name_) {
+    if (name.find(' ') != std::string::npos || name.size() < kMinApproximateLength || !AllLetters(name)) continue;
+    if (ambiguous_.count(name)) continue;
+    const Concept& c = concepts_[ids.front()];
+    if (c.tty != "IN" && c.tty != "BN" && c.tty != "SY") continue;
+    variants.clear();
+    Deletes(name, MaxDistanceFor(name.size()), variants);
+    std::sort(variants.begin(), variants.end());
+    variants.erase(std::unique(variants.begin(), variants.end()), variants.end());
+    for (const std::string& v : variants) deletes_.emplace_back(Fnv1a(v), ids.front());
+  }
+  std::sort(deletes_.begin(), deletes_.end());
+  deletes_.erase(std::unique(deletes_.begin(), deletes_.end()), deletes_.end());
+}
+
+std::optional<TermMatch> Terminology::Approximate(std::string_view word_in) const {
+  std::string word = Lower(word_in);
+  int max_d = MaxDistanceFor(word.size());
+  if (max_d == 0 || !AllLetters(word)) return std::nullopt;
+  std::vector<std::string> variants;
+  Deletes(word, max_d, variants);
+  std::sort(variants.begin(), variants.end());
+  variants.erase(std::unique(variants.begin(), variants.end()), variants.end());
+  int best_d = max_d + 1;
+  std::vector<uint32_t> best;
+  for (const std::string& v : variants) {
+    uint64_t h = Fnv1a(v);
+    auto lo = std::lower_bound(deletes_.begin(), deletes_.end(), std::make_pair(h, uint32_t{0}));
+    for (auto it = lo; it != deletes_.end() && it->first == h; ++it) {
+      const std::string target = NormalizePhrase(concepts_[it->second].name);
+      if (target.empty() || target[0] != word[0]) continue;
+      int d = EditDistance(word, target, std::min(max_d, MaxDistanceFor(target.size())));
+      if (d > std::min(max_d, MaxDistanceFor(target.size())) || d == 0) continue;
+      if (d < best_d) { best_d = d; best.clear(); }
+      if (d == best_d && std::find(best.begin(), best.end(), it->second) == best.end()) best.push_back(it->second);
+    }
+  }
+  if (best.empty()) return std::nullopt;
+  // Unique best: every best candidate must name the same ingredient set.
+  std::string key = IngredientKey(best.front());
+  for (uint32_t id : best)
+    if (IngredientKey(id) != key) return std::nullopt;
+  std::sort(best.begin(), best.end(), [&](uint32_t x, uint32_t y) { return TtyRank(concepts_[x].tty) < TtyRank(concepts_[y].tty); });
+  return TermMatch{best.front(), MatchKind::kApproximate, best_d, 1};
+}
+
+std::optional<TermMatch> Terminology::Lookup(std::string_view term) const {
+  std::string exact = NormalizePhrase(term);
+  if (exact.empty()) return std::nullopt;
+  if (auto it = by_name_.find(exact); it != by_name_.end()) {
+    uint32_t id = it->second.front();
+    return TermMatch{id, concepts_[id].tty == "SY" ? MatchKind::kSynonym : MatchKind::kExact, 0, 0};
+  }
+  // drop salt, formulation and strength words, and numbers
+  std::string stripped;
+  for (const std::string& w : PhraseWords(term)) {
+    if (noise_.count(w)) continue;
+    if (!w.empty() && ((w[0] >= '0' && w[0] <= '9') || w[0] == '.')) continue;
+    if (w.size() == 1 && !(w[0] >= 'a' && w[0] <= 'z')) continue;
+    if (!stripped.empty()) stripped += ' ';
+    stripped += w;
+  }
+  if (!stripped.empty() && stripped != exact) {
+    if (auto it = by_name_.find(stripped); it != by_name_.end()) {
+      uint32_t id = it->second.front();
+      return TermMatch{id, MatchKind::kNormalized, 0, 0};
+    }
+  }
+  const std::string& candidate = stripped.empty() ? exact : stripped;
+  if (candidate.find(' ') == std::string::npos) return Approximate(candidate);
+  return std::nullopt;
+}
+
+std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks, size_t k, size_t limit) const {
+  const Token& first = toks[k];
+  if (first.kind != TokenKind::kWord) return std::nullopt;
+  auto fw = first_words_.find(first.norm);
+  if (fw != first_words_.end()) {
+    // gather up to fw->second words (hyphens skipped, other punctuation stops)
+    std::vector<size_t> idx;
+    std::string joined;
+    std::vector<std::string> prefixes;
+    for (size_t p = k; p < limit && idx.size() < fw->second; ++p) {
+      const Token& t = toks[p];
+      if (t.kind == TokenKind::kPunct) {
+        if (t.norm == "-" && !idx.empty()) continue;
+        break;
+      }
+      if (!joined.empty()) joined += ' ';
+      joined += t.norm;
+      idx.push_back(p);
+      prefixes.push_back(joined);
+    }
+    for (size_t n = prefixes.size(); n > 0; --n) {
+      auto it = by_name_.find(prefixes[n - 1]);
+      if (it == by_name_.end()) continue;
+      size_t end = idx[n - 1] + 1;
+      if (ambiguous_.count(prefixes[n - 1])) {
+        // An everyday word ("Today", "iron"): only a drug when a dose follows it directly.
+        bool dose_follows = end < limit && toks[end].kind == TokenKind::kNumber;
+        if (!dose_follows) continue;
+      }
+      uint32_t id = it->second.front();
+      return TermMatch{id, concepts_[id].tty == "SY" ? MatchKind::kSynonym : MatchKind::kExact, 0, end - k};
+    }
+  }
+  // Approximate: a word that is neither a drug, nor English, nor clinical vocabulary.
+  if (first.norm.size() >= kMinApproximateLength && !first.all_caps && !IsKnownWord(first.norm) &&
+      !IsNonRxnormSubstance(first.norm)) {
+    if (auto m = Approximate(first.norm)) {
+      m->token_count = 1;
+      return m;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string Terminology::IngredientKey(uint32_t id) const {
+  std::string key;
+  for (const std::string& r : concepts_[id].ingredients) {
+    if (!key.empty()) key += '+';
+    key += r;
+  }
+  return key;
+}
+
+std::string Terminology::IngredientNames(uint32_t id) const {
+  std::vector<std::string> names;
+  for (const std::string& r : concepts_[id].ingredients) {
+    auto it = ingredients_.find(r);
+    names.push_back(it != ingredients_.end() ? it->second.name : r);
+  }
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (const std::string& n : names) {
+    if (!out.empty()) out += " / ";
+    out += n;
+  }
+  return out;
+}
+
+const IngredientInfo* Terminology::Ingredient(const std::string& rxcui) const {
+  auto it = ingredients_.find(rxcui);
+  return it == ingredients_.end() ? nullptr : &it->second;
+}
+
+bool Terminology::IsKnownWord(std::string_view w) const { return known_words_.count(std::string(w)) > 0; }
+
+bool Terminology::IsNonRxnormSubstance(std::string_view normalized) const {
+  return non_rxnorm_.count(std::string(normalized)) > 0;
+}
+
+const Terminology& DefaultTerminology() {
+  static const Terminology terminology = Terminology::Load(
+      embedded_file("corpus/terminology/concepts.tsv"), embedded_file("corpus/terminology/synonyms.tsv"),
+      embedded_file("corpus/terminology/dose_forms.tsv"), embedded_file("corpus/terminology/english_words.txt"),
+      embedded_file("corpus/terminology/ambiguous_brands.txt"), embedded_file("corpus/terminology/VERSION"),
+      embedded_file("corpus/rules/name_noise.txt"), DefaultRules().non_rxnorm_substances);
+  return terminology;
+}
+
+}  // namespace scribe

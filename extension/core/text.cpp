@@ -1,0 +1,307 @@
+// text.cpp — tokenizer, sentence splitter and normalisation helpers (see text.h).
+#include "text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace scribe {
+namespace {
+
+bool IsAsciiAlpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+// Length of the UTF-8 sequence starting at s[i]; 1 for an invalid byte.
+size_t SeqLen(std::string_view s, size_t i) {
+  unsigned char c = s[i];
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+  if (i + n > s.size()) return 1;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 1;
+  return n;
+}
+
+uint32_t Decode(std::string_view s, size_t i, size_t n) {
+  unsigned char c = s[i];
+  if (n == 1) return c;
+  uint32_t cp = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+  for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  return cp;
+}
+
+enum class CharClass { kSpace, kNewline, kLetter, kDigit, kPunct };
+
+CharClass Classify(uint32_t cp) {
+  if (cp == '\n') return CharClass::kNewline;
+  if (cp == ' ' || cp == '\t' || cp == '\r' || cp == '\f' || cp == '\v' || cp == 0xA0 ||
+      cp == 0x2009 || cp == 0x202F || cp == 0x200B || cp == 0xFEFF)
+    return CharClass::kSpace;
+  if (cp == 0x2028 || cp == 0x2029) return CharClass::kNewline;
+  if (cp < 0x80) {
+    if (IsAsciiAlpha(static_cast<unsigned char>(cp))) return CharClass::kLetter;
+    if (IsDigit(static_cast<unsigned char>(cp))) return CharClass::kDigit;
+    if (cp < 0x20 || cp == 0x7F) return CharClass::kSpace;
+    return CharClass::kPunct;
+  }
+  // General punctuation, arrows, bullets, quotes, dashes.
+  if ((cp >= 0x2010 && cp <= 0x2027) || (cp >= 0x2030 && cp <= 0x205E) ||
+      (cp >= 0x2190 && cp <= 0x21FF) || cp == 0x00B7 || cp == 0x25CF || cp == 0x25AA ||
+      cp == 0x25E6 || cp == 0x00AB || cp == 0x00BB)
+    return CharClass::kPunct;
+  return CharClass::kLetter;  // µ, accented letters, CJK…: part of a word
+}
+
+// Punctuation normalised to ASCII where a matcher cares about it.
+std::string PunctNorm(uint32_t cp, std::string_view raw) {
+  switch (cp) {
+    case 0x2010: case 0x2011: case 0x2012: case 0x2013: case 0x2014: case 0x2212: return "-";
+    case 0x2018: case 0x2019: return "'";
+    case 0x201C: case 0x201D: return "\"";
+    case 0x2022: case 0x25CF: case 0x25AA: case 0x25E6: case 0x00B7: return "*";
+    case 0x2192: return ">";
+    default: return std::string(raw);
+  }
+}
+
+}  // namespace
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::vector<Token> Tokenize(std::string_view text) {
+  std::vector<Token> out;
+  out.reserve(text.size() / 4 + 4);
+  size_t i = 0;
+  uint32_t chars = 0;
+  bool at_line_start = true;
+  int newlines_since_token = 0;
+
+  auto push = [&](TokenKind kind, size_t b0, size_t b1, uint32_t c0, uint32_t c1, std::string norm) {
+    Token t;
+    t.kind = kind;
+    t.raw = text.substr(b0, b1 - b0);
+    t.norm = std::move(norm);
+    t.byte_begin = static_cast<uint32_t>(b0);
+    t.byte_end = static_cast<uint32_t>(b1);
+    t.char_begin = c0;
+    t.char_end = c1;
+    t.line_start = at_line_start;
+    t.blank_line_before = newlines_since_token >= 2;
+    at_line_start = false;
+    newlines_since_token = 0;
+    out.push_back(std::move(t));
+  };
+
+  while (i < text.size()) {
+    size_t n = SeqLen(text, i);
+    uint32_t cp = Decode(text, i, n);
+    CharClass cls = Classify(cp);
+    if (cls == CharClass::kSpace) { i += n; ++chars; continue; }
+    if (cls == CharClass::kNewline) {
+      i += n; ++chars;
+      at_line_start = true;
+      ++newlines_since_token;
+      continue;
+    }
+    size_t b0 = i;
+    uint32_t c0 = chars;
+    if (cls == CharClass::kLetter) {
+      bool caps = true, any_upper = false;
+      bool first_upper = IsAsciiAlpha(static_cast<unsigned char>(text[i])) && text[i] >= 'A' && text[i] <= 'Z';
+      while (i < text.size()) {
+        size_t m = SeqLen(text, i);
+        uint32_t c = Decode(text, i, m);
+        CharClass k = Classify(c);
+        // An apostrophe inside a word keeps it whole ("doesn't", "dc'd").
+        bool inner_apostrophe = (c == '\'' || c == 0x2019) && i + m < text.size() &&
+                                IsAsciiAlpha(static_cast<unsigned char>(text[i + m])) && i > b0;
+        if (k != CharClass::kLetter && !inner_apostrophe) break;
+        if (c < 0x80 && IsAsciiAlpha(static_cast<unsigned char>(c))) {
+          if (c >= 'a' && c <= 'z') caps = false; else any_upper = true;
+        }
+        i += m; ++chars;
+      }
+      std::string norm = Lower(text.substr(b0, i - b0));
+      for (size_t p = 0; (p = norm.find("\xE2\x80\x99", p)) != std::string::npos;) norm.replace(p, 3, "'");
+      push(TokenKind::kWord, b0, i, c0, chars, std::move(norm));
+      out.back().all_caps = caps && any_upper;
+      out.back().capitalized = first_upper;
+      continue;
+    }
+    if (cls == CharClass::kDigit) {
+      // digits, optional thousands groups "1,000", optional decimal ".5"
+      while (i < text.size() && IsDigit(static_cast<unsigned char>(text[i]))) { ++i; ++chars; }
+      auto digit_at = [&](size_t p) { return p < text.size() && IsDigit(static_cast<unsigned char>(text[p])); };
+      while (i < text.size() && text[i] == ',' && digit_at(i + 1) && digit_at(i + 2) && digit_at(i + 3) &&
+             !digit_at(i + 4)) {
+        i += 4; chars += 4;
+      }
+      if (i + 1 < text.size() && text[i] == '.' && IsDigit(static_cast<unsigned char>(text[i + 1]))) {
+        ++i; ++chars;
+        while (i < text.size() && IsDigit(static_cast<unsigned char>(text[i]))) { ++i; ++chars; }
+      }
+      std::string norm(text.substr(b0, i - b0));
+      norm.erase(std::remove(norm.begin(), norm.end(), ','), norm.end());
+      push(TokenKind::kNumber, b0, i, c0, chars, norm);
+      out.back().number = std::strtod(out.back().norm.c_str(), nullptr);
+      continue;
+    }
+    // punctuation: one code point per token
+    i += n; ++chars;
+    push(TokenKind::kPunct, b0, i, c0, chars, PunctNorm(cp, text.substr(b0, n)));
+  }
+
+  // Join dotted abbreviations: letter(s) "." letter(s) "." … with at least two letter groups
+  // ("b.i.d.", "p.o.", "q.h.s.", "a.m.", "e.g."). Single-letter groups only, or two letters.
+  std::vector<Token> joined;
+  joined.reserve(out.size());
+  for (size_t k = 0; k < out.size();) {
+    size_t j = k;
+    std::string acc;
+    int groups = 0;
+    while (j + 1 < out.size() && out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
+           out[j + 1].kind == TokenKind::kPunct && out[j + 1].norm == "." &&
+           out[j + 1].byte_begin == out[j].byte_end &&
+           (groups == 0 || out[j].byte_begin == out[j - 1].byte_end)) {
+      acc += out[j].norm;
+      ++groups;
+      j += 2;
+      if (j < out.size() && !(out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
+                              out[j].byte_begin == out[j - 1].byte_end))
+        break;
+    }
+    // "q.8h" style is rare; require two groups, or a trailing group without its dot ("p.o").
+    if (groups == 1 && j < out.size() && out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
+        out[j].byte_begin == out[j - 1].byte_end) {
+      acc += out[j].norm;
+      ++groups;
+      ++j;
+    }
+    if (groups >= 2) {
+      Token t = out[k];
+      t.norm = acc;
+      t.byte_end = out[j - 1].byte_end;
+      t.char_end = out[j - 1].char_end;
+      t.raw = text.substr(t.byte_begin, t.byte_end - t.byte_begin);
+      t.all_caps = false;
+      joined.push_back(std::move(t));
+      k = j;
+    } else {
+      joined.push_back(std::move(out[k]));
+      ++k;
+    }
+  }
+  return joined;
+}
+
+TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abbreviations) {
+  TokenizedText tt;
+  tt.text = text;
+  tt.tokens = Tokenize(text);
+  const auto& toks = tt.tokens;
+  tt.sentence_of.resize(toks.size());
+  uint32_t sentence = 0;
+  tt.sentence_begin.push_back(0);
+  auto is_abbrev = [&](const std::string& w) {
+    return std::find(abbreviations.begin(), abbreviations.end(), w) != abbreviations.end();
+  };
+  for (size_t k = 0; k < toks.size(); ++k) {
+    bool brk = false;
+    if (k > 0) {
+      const Token& prev = toks[k - 1];
+      const Token& cur = toks[k];
+      if (prev.kind == TokenKind::kPunct && (prev.norm == "." || prev.norm == "!" || prev.norm == "?")) {
+        bool abbrev_before = k >= 2 && toks[k - 2].kind == TokenKind::kWord && is_abbrev(toks[k - 2].norm) &&
+                             toks[k - 2].byte_end == prev.byte_begin;
+        bool next_lower = (cur.kind == TokenKind::kWord && !cur.capitalized && !cur.all_caps) ||
+                          cur.kind == TokenKind::kNumber;
+        brk = !(abbrev_before && next_lower && !cur.line_start);
+      }
+      if (cur.line_start && !brk) {
+        // A line break ends a sentence unless the text is hard-wrapped prose: the previous line
+        // does not end in punctuation and this one continues in lower case.
+        bool prev_open = prev.kind == TokenKind::kWord || prev.kind == TokenKind::kNumber ||
+                         (prev.kind == TokenKind::kPunct && (prev.norm == "," || prev.norm == "-" || prev.norm == "/"));
+        bool continues = cur.kind == TokenKind::kWord && !cur.capitalized && !cur.all_caps;
+        brk = cur.blank_line_before || !(prev_open && continues);
+      }
+      if (cur.kind == TokenKind::kPunct && cur.norm == "*") brk = true;
+    }
+    if (brk) {
+      tt.sentence_end.push_back(static_cast<uint32_t>(k));
+      ++sentence;
+      tt.sentence_begin.push_back(static_cast<uint32_t>(k));
+    }
+    tt.sentence_of[k] = sentence;
+  }
+  tt.sentence_end.push_back(static_cast<uint32_t>(toks.size()));
+  return tt;
+}
+
+std::vector<std::string> PhraseWords(std::string_view s) {
+  std::vector<std::string> words;
+  for (Token& t : Tokenize(s)) {
+    if (t.kind == TokenKind::kPunct && t.norm == "-") continue;
+    words.push_back(std::move(t.norm));
+  }
+  return words;
+}
+
+std::string NormalizePhrase(std::string_view s) {
+  std::string out;
+  for (const std::string& w : PhraseWords(s)) {
+    if (!out.empty()) out += ' ';
+    out += w;
+  }
+  return out;
+}
+
+std::string FoldPlural(std::string_view w) {
+  if (w.size() > 4 && w.back() == 's') {
+    char p = w[w.size() - 2];
+    if (p != 's' && p != 'u' && p != 'i' && p != '\'') return std::string(w.substr(0, w.size() - 1));
+  }
+  return std::string(w);
+}
+
+std::vector<std::string_view> Split(std::string_view s, char delim) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t p = s.find(delim, start);
+    if (p == std::string_view::npos) { out.push_back(s.substr(start)); break; }
+    out.push_back(s.substr(start, p - start));
+    start = p + 1;
+  }
+  return out;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+size_t CodePointCount(std::string_view s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size(); i += SeqLen(s, i)) ++n;
+  return n;
+}
+
+double Round4(double v) {
+  if (!std::isfinite(v)) return 0;
+  return std::round(v * 10000.0) / 10000.0;
+}
+
+std::string FormatNumber(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+}  // namespace scribe

@@ -1,0 +1,74 @@
+// text.h — tokens with offsets, and the string normalisation every matcher shares.
+//
+// The tokenizer turns free text into words, numbers and punctuation, remembering byte and
+// code-point offsets into the original. Lower-casing is ASCII-only (clinical vocabulary and
+// RxNorm names are ASCII); any other code point is kept as part of a word, so the grader never
+// rejects or mangles unicode input. Invalid UTF-8 bytes count as one code point each.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scribe {
+
+enum class TokenKind : uint8_t { kWord, kNumber, kPunct };
+
+struct Token {
+  TokenKind kind;
+  std::string norm;        // lower-case word, number text, or the punctuation itself
+  std::string_view raw;    // the original bytes
+  uint32_t byte_begin, byte_end;
+  uint32_t char_begin, char_end;  // Unicode code points, 0-based, end exclusive
+  double number = 0;       // value of a kNumber token
+  bool all_caps = false;   // raw word was written in capitals ("SI", "BID")
+  bool line_start = false; // first token on its line
+  bool blank_line_before = false;
+  bool capitalized = false;  // first letter upper-case
+};
+
+// A tokenized text plus its sentence and clause structure.
+struct TokenizedText {
+  std::string_view text;
+  std::vector<Token> tokens;
+  std::vector<uint32_t> sentence_of;  // token index -> sentence number
+  std::vector<uint32_t> sentence_begin;  // sentence number -> first token
+  std::vector<uint32_t> sentence_end;    // sentence number -> one past last token
+};
+
+// Splits text into tokens. Letter–digit runs split ("50mg" -> 50, mg), dotted abbreviations
+// join ("b.i.d." -> "bid"), "1,000" and "0.5" are single numbers.
+std::vector<Token> Tokenize(std::string_view text);
+
+// Tokenizes and finds sentences. `abbreviations` are words after which "." does not end a
+// sentence when the next word is lower-case.
+TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abbreviations);
+
+// Lower-case ASCII copy.
+std::string Lower(std::string_view s);
+
+// A name or phrase as the matchers compare it: tokens' norms joined by single spaces, with
+// hyphens dropped ("Alka-Seltzer" -> "alka seltzer", "q8h" -> "q 8 h", "b.i.d." -> "bid").
+std::string NormalizePhrase(std::string_view s);
+
+// Word/number norms of a phrase (hyphens dropped), for token-sequence matching.
+std::vector<std::string> PhraseWords(std::string_view s);
+
+// Light plural folding used by phrase matching: "palpitations" -> "palpitation".
+std::string FoldPlural(std::string_view word);
+
+// Splits on a delimiter, keeping empty fields.
+std::vector<std::string_view> Split(std::string_view s, char delim);
+std::string_view Trim(std::string_view s);
+
+// Number of code points in s (invalid bytes count one each).
+size_t CodePointCount(std::string_view s);
+
+// Rounds to 4 decimal places, the precision of every published score.
+double Round4(double v);
+
+// Formats a number the way clinicians write it: 50, 0.5, 1000, 0.075.
+std::string FormatNumber(double v);
+
+}  // namespace scribe

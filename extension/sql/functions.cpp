@@ -1,0 +1,161 @@
+// functions.cpp — thin SQL shells over the pure core: convert arguments, call, set the result.
+//
+//   SELECT scribe_version();                                   -- '1.0.0'
+//   SELECT scribe_load_corpus('corpus/scripts');               -- 10
+//   SELECT rxnorm_lookup('Zoloft');                            -- JSON, source "local"
+//   SELECT json_extract(grade_submission('03-depression-suicidal-ideation',
+//            'Patient on sertaline 50mg daily. Reports insomnia. No SI.'), '$.score_total');
+//   SELECT badge_svg('scribe-trials', '92% pass', 'brightgreen');
+//   SELECT scribe_methodology();                               -- rules as JSON
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+
+#include "functions.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "badge.h"
+#include "embedded.h"
+#include "grade.h"
+#include "sqlite_util.h"
+#include "store.h"
+
+namespace scribe::sql {
+namespace {
+
+using nlohmann::json;
+
+std::string Arg(sqlite3_value* v) {
+  const unsigned char* t = sqlite3_value_text(v);
+  return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_value_bytes(v))) : std::string();
+}
+
+void ResultJson(sqlite3_context* ctx, const json& j) {
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  sqlite3_result_subtype(ctx, 'J');  // JSON subtype: json_* functions nest it as an object
+}
+
+Connection& Conn(sqlite3_context* ctx) { return *static_cast<Connection*>(sqlite3_user_data(ctx)); }
+
+json YamlToJson(const YAML::Node& n) {
+  if (n.IsMap()) {
+    json j = json::object();
+    for (const auto& kv : n) j[kv.first.as<std::string>()] = YamlToJson(kv.second);
+    return j;
+  }
+  if (n.IsSequence()) {
+    json j = json::array();
+    for (const auto& v : n) j.push_back(YamlToJson(v));
+    return j;
+  }
+  if (n.IsScalar()) return n.as<std::string>();
+  return nullptr;
+}
+
+}  // namespace
+
+void ScribeVersion(sqlite3_context* ctx, int, sqlite3_value**) {
+  Firewall(ctx, [&] {
+    const std::string& v = DefaultRules().grader_version;
+    sqlite3_result_text(ctx, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  });
+}
+
+void ScribeLoadCorpus(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  Firewall(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) throw SqlError(SQLITE_MISUSE, "scribe_load_corpus: directory must not be NULL");
+    int n = LoadCorpusIntoDb(sqlite3_context_db_handle(ctx), Arg(argv[0]));
+    std::lock_guard<std::mutex> lock(Conn(ctx).mu);
+    Conn(ctx).trials.clear();
+    sqlite3_result_int(ctx, n);
+  });
+}
+
+void RxnormLookup(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  Firewall(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) { sqlite3_result_null(ctx); return; }
+    std::string term = Arg(argv[0]);
+    Validation v = Conn(ctx).validator->Validate(term, std::nullopt);
+    ResultJson(ctx, v.ToJson());
+  });
+}
+
+void GradeSubmission(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  Firewall(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) throw SqlError(SQLITE_MISUSE, "grade_submission: script_id must not be NULL");
+    std::string id = Arg(argv[0]);
+    std::string note = Arg(argv[1]);  // NULL grades as an empty note
+    std::string corpus_hash;
+    auto trial = Conn(ctx).Trial(sqlite3_context_db_handle(ctx), id, corpus_hash);
+    ResultJson(ctx, Grade(*trial, note, corpus_hash, *Conn(ctx).validator));
+  });
+}
+
+void BadgeSvgFn(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  Firewall(ctx, [&] {
+    std::string svg = BadgeSvg(Arg(argv[0]), Arg(argv[1]), Arg(argv[2]));
+    sqlite3_result_text(ctx, svg.data(), static_cast<int>(svg.size()), SQLITE_TRANSIENT);
+  });
+}
+
+void ScribeMethodology(sqlite3_context* ctx, int, sqlite3_value**) {
+  Firewall(ctx, [&] {
+    const Rules& r = DefaultRules();
+    const Terminology& t = DefaultTerminology();
+    static const json methodology = [&] {
+      json frequencies = json::array();
+      for (const auto& f : r.frequencies)
+        frequencies.push_back({{"pattern", f.pattern}, {"per_day", f.per_day_expr.empty() ? json(nullptr) : json(f.per_day_expr)}, {"prn", f.prn}});
+      json units = json::array();
+      for (const auto& u : r.units)
+        units.push_back({{"token", u.token}, {"unit", u.canonical}, {"factor", u.factor}, {"family", u.family}});
+      json routes = json::array();
+      for (const auto& [phrase, route] : r.routes) routes.push_back({{"phrase", phrase}, {"route", route}});
+      json actions = json::array();
+      for (const auto& a : r.actions) actions.push_back({{"phrase", a.phrase}, {"action", a.action}, {"where", a.where}});
+      for (const auto& [alias, action] : r.action_aliases) actions.push_back({{"phrase", alias}, {"action", action}, {"where", "alias"}});
+      json synonyms = json::array();
+      for (const auto& [a, b] : r.clinical_synonyms) synonyms.push_back({a, b});
+      YAML::Node assertion = YAML::Load(std::string(embedded_file("corpus/rules/assertion.yaml")));
+      YAML::Node changelog = YAML::Load(r.changelog_yaml);
+      return json{
+          {"grader_version", r.grader_version},
+          {"methodology_version", r.methodology_version},
+          {"terminology", {{"offline", t.version()}, {"rxnorm_release", t.release_date()}, {"concepts", t.size()}}},
+          {"scores",
+           {{"drug", "mean credit over expected medications; default credit name 0.5, dose 0.25, frequency 0.25 (a trial may override); route and action reported"},
+            {"mental", "captured flags / expected flags; a flag the note negates is contradicted: no credit and a critical error"},
+            {"fabrication", "max(0, 1 - triggered/(traps + deferred diagnoses) - 0.15 x unsupported drugs)"},
+            {"total", "sum of weight x category score, weights from the trial; every score rounded to 4 decimals"}}},
+          {"default_credit", {{"name", 0.5}, {"dose", 0.25}, {"frequency", 0.25}, {"route", 0.0}, {"action", 0.0}}},
+          {"penalties", {{"unsupported_drug", 0.15}, {"dose_tolerance", 0.01}, {"dose_magnitude_critical_ratio", 10}}},
+          {"critical_errors", {"contradicted_flag", "dropped_allergy", "contradicted_allergy", "dose_magnitude", "trial_rule"}},
+          {"assertion", YamlToJson(assertion)},
+          {"frequencies", frequencies},
+          {"units", units},
+          {"routes", routes},
+          {"actions", actions},
+          {"clinical_synonyms", synonyms},
+          {"changelog", YamlToJson(changelog["changelog"])}};
+    }();
+    ResultJson(ctx, methodology);
+  });
+}
+
+void ScribeT95(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  // Two-sided 95 % critical values of Student's t by degrees of freedom.
+  static const double kT[] = {0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                              2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                              2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) { sqlite3_result_null(ctx); return; }
+  sqlite3_int64 df = sqlite3_value_int64(argv[0]);
+  if (df < 1) { sqlite3_result_null(ctx); return; }
+  double t = df <= 30 ? kT[df] : df <= 40 ? 2.021 : df <= 60 ? 2.000 : df <= 120 ? 1.980 : 1.960;
+  sqlite3_result_double(ctx, t);
+}
+
+}  // namespace scribe::sql

@@ -1,0 +1,93 @@
+// scribe_ext.cpp — the extension's entry point: `.load build/scribe` runs sqlite3_scribe_init.
+//
+//   sqlite3 data.db ".load build/scribe" "select scribe_load_corpus('corpus/scripts')"
+//
+// Registration is a table: each function with its arity, flags and the reason for them
+// (SQLite's guidance: pure functions DETERMINISTIC|INNOCUOUS; anything touching tables,
+// network or files DIRECTONLY and never DETERMINISTIC). Every return code is checked and a
+// failure is reported through pzErrMsg. On load the schema is migrated (sql/schema.sql).
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT1
+
+#include <memory>
+#include <string>
+
+#include "functions.h"
+#include "sqlite_util.h"
+#include "store.h"
+#include "validator.h"
+
+namespace scribe::sql {
+namespace {
+
+struct FunctionSpec {
+  const char* name;
+  int arity;
+  int flags;
+  void (*fn)(sqlite3_context*, int, sqlite3_value**);
+  const char* why;  // the reason for the flags
+};
+
+constexpr int kPure = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+constexpr int kDirect = SQLITE_UTF8 | SQLITE_DIRECTONLY;
+
+const FunctionSpec kFunctions[] = {
+    {"scribe_version", 0, kPure, ScribeVersion, "a constant of the build"},
+    {"scribe_methodology", 0, kPure, ScribeMethodology, "the compiled-in rule tables"},
+    {"badge_svg", 3, kPure, BadgeSvgFn, "pure rendering of its arguments"},
+    {"scribe_t95", 1, kPure, ScribeT95, "a table of Student's t; used by the leaderboard view"},
+    {"scribe_load_corpus", 1, kDirect, ScribeLoadCorpus, "reads files and rewrites the trials table"},
+    {"rxnorm_lookup", 1, kDirect, RxnormLookup, "may consult drug_cache and the network"},
+    {"grade_submission", 2, kDirect, GradeSubmission, "reads the trials table; may consult the network"},
+};
+
+void DestroyConnection(void* p) { delete static_cast<Connection*>(p); }
+
+int Init(sqlite3* db, char** pzErrMsg) {
+  auto fail = [&](const std::string& msg, int rc) {
+    if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("scribe: %s", msg.c_str());
+    return rc;
+  };
+  try {
+    Migrate(db);
+  } catch (const SqlError& e) {
+    // A read-only or busy database still gets the functions; say why the schema was skipped
+    // only when the failure is not about writing.
+    if (e.code() != SQLITE_READONLY && e.code() != SQLITE_BUSY && e.code() != SQLITE_LOCKED)
+      return fail(std::string("migration failed: ") + e.what(), e.code());
+  } catch (const std::exception& e) {
+    return fail(std::string("initialisation failed: ") + e.what(), SQLITE_ERROR);
+  }
+  auto* conn = new (std::nothrow) Connection();
+  if (!conn) return fail("out of memory", SQLITE_NOMEM);
+  try {
+    conn->validator = std::make_unique<OfflineValidator>(DefaultTerminology());
+  } catch (const std::exception& e) {
+    delete conn;
+    return fail(std::string("terminology failed to load: ") + e.what(), SQLITE_ERROR);
+  }
+  // The connection state is owned by grade_submission (destroyed with it); the others borrow it.
+  bool owner_registered = false;
+  for (const FunctionSpec& f : kFunctions) {
+    bool owner = std::string(f.name) == "grade_submission";
+    int rc = sqlite3_create_function_v2(db, f.name, f.arity, f.flags, conn, f.fn, nullptr, nullptr,
+                                        owner ? DestroyConnection : nullptr);
+    if (rc != SQLITE_OK) {
+      if (!owner_registered) delete conn;
+      return fail(std::string("cannot register ") + f.name + ": " + sqlite3_errstr(rc), rc);
+    }
+    owner_registered = owner_registered || owner;
+  }
+  int rc = RegisterExtractDrugs(db);
+  if (rc != SQLITE_OK) return fail(std::string("cannot register extract_drugs: ") + sqlite3_errstr(rc), rc);
+  return SQLITE_OK;
+}
+
+}  // namespace
+}  // namespace scribe::sql
+
+extern "C" __attribute__((visibility("default"))) int sqlite3_scribe_init(sqlite3* db, char** pzErrMsg,
+                                                                          const sqlite3_api_routines* pApi) {
+  SQLITE_EXTENSION_INIT2(pApi);
+  return scribe::sql::Init(db, pzErrMsg);
+}

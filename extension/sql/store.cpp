@@ -1,0 +1,174 @@
+// store.cpp — migrations, terminology mirror, corpus loading and the trial cache (see store.h).
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+
+#include "store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <vector>
+
+#include "embedded.h"
+#include "sqlite_util.h"
+#include "trial.h"
+
+namespace scribe::sql {
+namespace {
+
+using nlohmann::json;
+
+// The numbered blocks of sql/schema.sql.
+std::vector<std::pair<int, std::string>> Migrations() {
+  std::vector<std::pair<int, std::string>> out;
+  const std::string_view schema = embedded_file("sql/schema.sql");
+  const std::string_view marker = "-- migrate ";
+  size_t pos = schema.find(marker);
+  while (pos != std::string_view::npos) {
+    size_t line_end = schema.find('\n', pos);
+    int number = std::atoi(std::string(schema.substr(pos + marker.size(), line_end - pos - marker.size())).c_str());
+    size_t next = schema.find(marker, line_end);
+    out.emplace_back(number, std::string(schema.substr(line_end + 1, next == std::string_view::npos ? std::string_view::npos : next - line_end - 1)));
+    pos = next;
+  }
+  return out;
+}
+
+int UserVersion(sqlite3* db) {
+  Stmt s = Prepare(db, "PRAGMA user_version");
+  return sqlite3_step(s.get()) == SQLITE_ROW ? sqlite3_column_int(s.get(), 0) : 0;
+}
+
+void RefreshTerminology(sqlite3* db) {
+  const Terminology& t = DefaultTerminology();
+  {
+    Stmt s = Prepare(db, "SELECT value FROM meta WHERE key = 'terminology_version'");
+    if (sqlite3_step(s.get()) == SQLITE_ROW && ColumnText(s.get(), 0) == t.version() + "/" + std::to_string(t.size())) return;
+  }
+  Exec(db, "SAVEPOINT scribe_terminology");
+  try {
+    Exec(db, "DELETE FROM terminology");
+    Stmt ins = Prepare(db, "INSERT INTO terminology (rxcui, tty, name, ingredient_rxcui, ingredient, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    for (uint32_t id = 0; id < t.size(); ++id) {
+      const Concept& c = t.concept_at(id);
+      sqlite3_reset(ins.get());
+      if (c.rxcui.empty()) sqlite3_bind_null(ins.get(), 1); else BindText(ins.get(), 1, c.rxcui);
+      BindText(ins.get(), 2, c.tty);
+      BindText(ins.get(), 3, c.name);
+      std::string ids;
+      for (const std::string& r : c.ingredients) ids += (ids.empty() ? "" : " / ") + r;
+      BindText(ins.get(), 4, ids);
+      BindText(ins.get(), 5, t.IngredientNames(id));
+      BindText(ins.get(), 6, c.source);
+      Step(db, ins.get());
+    }
+    Stmt meta = Prepare(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('terminology_version', ?1)");
+    BindText(meta.get(), 1, t.version() + "/" + std::to_string(t.size()));
+    Step(db, meta.get());
+    Exec(db, "RELEASE scribe_terminology");
+  } catch (...) {
+    sqlite3_exec(db, "ROLLBACK TO scribe_terminology; RELEASE scribe_terminology", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+}  // namespace
+
+void Migrate(sqlite3* db) {
+  Exec(db, "PRAGMA foreign_keys = ON");
+  if (sqlite3_db_readonly(db, "main") == 1) return;
+  const char* file = sqlite3_db_filename(db, "main");
+  if (file && *file) sqlite3_exec(db, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
+  int version = UserVersion(db);
+  auto migrations = Migrations();
+  if (!migrations.empty() && version < migrations.back().first) {
+    Exec(db, "BEGIN IMMEDIATE");
+    try {
+      version = UserVersion(db);  // another process may have migrated meanwhile
+      for (const auto& [number, sql] : migrations) {
+        if (number <= version) continue;
+        Exec(db, sql.c_str());
+        Exec(db, ("PRAGMA user_version = " + std::to_string(number)).c_str());
+      }
+      Exec(db, "COMMIT");
+    } catch (...) {
+      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+  RefreshTerminology(db);
+}
+
+int LoadCorpusIntoDb(sqlite3* db, const std::string& dir) {
+  const Rules& rules = DefaultRules();
+  Corpus corpus = LoadCorpus(dir, rules, DefaultTerminology());  // validates everything first
+  json files = json::array();
+  for (const auto& [name, hash] : corpus.files) files.push_back({{"file", name}, {"sha256", hash}});
+  Exec(db, "SAVEPOINT scribe_load_corpus");
+  try {
+    Stmt version = Prepare(db,
+        "INSERT INTO corpus_versions (corpus_hash, source_dir, trial_count, files, grader_version) "
+        "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (corpus_hash) DO UPDATE SET loaded_at = excluded.loaded_at, "
+        "source_dir = excluded.source_dir");
+    BindText(version.get(), 1, corpus.corpus_hash);
+    BindText(version.get(), 2, dir);
+    sqlite3_bind_int(version.get(), 3, static_cast<int>(corpus.trials.size()));
+    BindText(version.get(), 4, files.dump());
+    BindText(version.get(), 5, rules.grader_version);
+    Step(db, version.get());
+    Exec(db, "DELETE FROM trials");
+    Stmt ins = Prepare(db,
+        "INSERT INTO trials (id, title, difficulty, summary, encounter_text, instructions, sealed, source_file, "
+        "version_hash, corpus_hash, ground_truth, definition) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    for (const Trial& t : corpus.trials) {
+      sqlite3_reset(ins.get());
+      BindText(ins.get(), 1, t.id);
+      BindText(ins.get(), 2, t.title);
+      BindText(ins.get(), 3, t.difficulty);
+      BindText(ins.get(), 4, t.summary);
+      BindText(ins.get(), 5, t.encounter_text);
+      BindText(ins.get(), 6, t.instructions);
+      sqlite3_bind_int(ins.get(), 7, t.sealed ? 1 : 0);
+      BindText(ins.get(), 8, t.source_file);
+      BindText(ins.get(), 9, t.version_hash);
+      BindText(ins.get(), 10, corpus.corpus_hash);
+      BindText(ins.get(), 11, GroundTruthJson(t).dump(-1, ' ', false, json::error_handler_t::replace));
+      BindText(ins.get(), 12, TrialToJson(t).dump(-1, ' ', false, json::error_handler_t::replace));
+      Step(db, ins.get());
+    }
+    Exec(db, "RELEASE scribe_load_corpus");
+  } catch (...) {
+    sqlite3_exec(db, "ROLLBACK TO scribe_load_corpus; RELEASE scribe_load_corpus", nullptr, nullptr, nullptr);
+    throw;
+  }
+  return static_cast<int>(corpus.trials.size());
+}
+
+std::shared_ptr<const PreparedTrial> Connection::Trial(sqlite3* db, const std::string& id, std::string& corpus_hash) {
+  Stmt s = Prepare(db, "SELECT version_hash, corpus_hash FROM trials WHERE id = ?1");
+  BindText(s.get(), 1, id);
+  int rc = sqlite3_step(s.get());
+  if (rc == SQLITE_DONE) throw SqlError(SQLITE_ERROR, "grade_submission: unknown trial '" + id + "'");
+  if (rc != SQLITE_ROW) throw SqlError(rc, sqlite3_errmsg(db));
+  std::string version_hash = ColumnText(s.get(), 0);
+  corpus_hash = ColumnText(s.get(), 1);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = trials.find(id);
+    if (it != trials.end() && it->second.version_hash == version_hash && it->second.corpus_hash == corpus_hash)
+      return it->second.trial;
+  }
+  Stmt d = Prepare(db, "SELECT definition FROM trials WHERE id = ?1");
+  BindText(d.get(), 1, id);
+  if (sqlite3_step(d.get()) != SQLITE_ROW) throw SqlError(SQLITE_ERROR, "grade_submission: unknown trial '" + id + "'");
+  json def = json::parse(ColumnText(d.get(), 0), nullptr, false);
+  if (def.is_discarded()) throw SqlError(SQLITE_CORRUPT, "grade_submission: stored definition of '" + id + "' is not JSON");
+  const Rules& rules = DefaultRules();
+  auto prepared = std::make_shared<const PreparedTrial>(TrialFromJson(def, rules, DefaultTerminology()), rules,
+                                                        DefaultTerminology(), DefaultAssertionAnalyzer());
+  std::lock_guard<std::mutex> lock(mu);
+  trials[id] = Cached{version_hash, corpus_hash, prepared};
+  return prepared;
+}
+
+}  // namespace scribe::sql

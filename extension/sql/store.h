@@ -1,0 +1,43 @@
+// store.h — the extension's tables: migrations, the terminology mirror, the corpus, and the
+// per-connection cache of prepared trials.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "grade.h"
+#include "validator.h"
+
+struct sqlite3;
+
+namespace scribe::sql {
+
+// Applies pending migrations from sql/schema.sql, turns on foreign keys (and WAL for file
+// databases), and refreshes the terminology mirror when its version changed. Read-only
+// databases are left as they are. Throws SqlError.
+void Migrate(sqlite3* db);
+
+// Validates every trial in `dir`, then replaces `trials` in one savepoint and records the
+// corpus version. Returns the number of trials. Throws TrialError or SqlError; on any error the
+// previous corpus is untouched.
+int LoadCorpusIntoDb(sqlite3* db, const std::string& dir);
+
+// State attached to one connection.
+struct Connection {
+  std::unique_ptr<DrugValidator> validator;
+  // id -> prepared trial, valid while version_hash and corpus_hash match the table
+  struct Cached {
+    std::string version_hash, corpus_hash;
+    std::shared_ptr<const PreparedTrial> trial;
+  };
+  std::map<std::string, Cached> trials;
+  std::mutex mu;
+
+  // The prepared trial for an id, from cache or the trials table; sets corpus_hash.
+  // Throws SqlError("unknown trial ...") when there is no such trial.
+  std::shared_ptr<const PreparedTrial> Trial(sqlite3* db, const std::string& id, std::string& corpus_hash);
+};
+
+}  // namespace scribe::sql

@@ -90,6 +90,27 @@ std::vector<uint8_t> AssertionAnalyzer::Analyze(const TokenizedText& text) const
   return bits;
 }
 
+std::vector<uint32_t> AssertionAnalyzer::Clauses(const TokenizedText& text) const {
+  const auto& toks = text.tokens;
+  std::vector<uint32_t> clause(toks.size(), 0);
+  uint32_t current = 0;
+  for (size_t s = 0; s < text.sentence_begin.size(); ++s) {
+    size_t sb = text.sentence_begin[s], se = text.sentence_end[s];
+    if (sb >= se) continue;
+    ++current;
+    std::vector<bool> breaks(se - sb, false);
+    for (size_t k = sb; k < se; ++k)
+      if (toks[k].kind == TokenKind::kPunct && toks[k].norm == ";") breaks[k - sb] = true;
+    for (const PatternMatch& m : matcher_.FindAll(toks, sb, se))
+      if (kinds_[m.id] & kTerm) breaks[m.begin - sb] = true;
+    for (size_t k = sb; k < se; ++k) {
+      if (breaks[k - sb] && k > sb) ++current;
+      clause[k] = current;
+    }
+  }
+  return clause;
+}
+
 Assertion AssertionAnalyzer::Resolve(const std::vector<uint8_t>& bits, size_t begin, size_t end) {
   uint8_t m = 0;
   for (size_t k = begin; k < end && k < bits.size(); ++k) m |= bits[k];

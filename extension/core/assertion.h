@@ -29,6 +29,8 @@ class AssertionAnalyzer {
   explicit AssertionAnalyzer(const Rules& rules);
   // Per-token scope bits for an analysed text.
   std::vector<uint8_t> Analyze(const TokenizedText& text) const;
+  // Clause number of every token: clauses end at sentence ends, ";" and terminators.
+  std::vector<uint32_t> Clauses(const TokenizedText& text) const;
   // The assertion of tokens [begin, end) given Analyze()'s bits.
   static Assertion Resolve(const std::vector<uint8_t>& bits, size_t begin, size_t end);
 

@@ -23,6 +23,33 @@ bool PhantomCandidate(const Token& t, const Terminology& terminology) {
          !terminology.IsKnownWord(t.norm) && !terminology.IsNonRxnormSubstance(t.norm);
 }
 
+// "potassium 4.1", "glucose 180 mg/dL", "oxygen saturation", "serum lithium level": a
+// measurement, not a medication (corpus/rules/lab_context.yaml).
+bool IsMeasurement(const std::vector<Token>& toks, size_t begin, size_t end, size_t sentence_begin,
+                   size_t sentence_end, const Rules& rules, const SigParser& sig) {
+  std::string name;
+  for (size_t k = begin; k < end; ++k) name += (name.empty() ? "" : " ") + toks[k].norm;
+  if (!rules.lab_analytes.count(name)) return false;
+  if (end < sentence_end) {
+    const Token& next = toks[end];
+    if (rules.lab_after.count(next.norm)) return true;
+    if (next.kind == TokenKind::kNumber) {
+      // a number that does not start a dose is a result ("potassium 4.1", "glucose 180 mg/dL")
+      auto doses = sig.FindDoses(toks, end, std::min(sentence_end, end + 4));
+      if (doses.empty() || doses.front().begin != end) return true;
+    }
+    if (next.kind == TokenKind::kPunct && (next.norm == ":" || next.norm == "=")) {
+      if (end + 1 < sentence_end && toks[end + 1].kind == TokenKind::kNumber) return true;
+    }
+  }
+  for (size_t back = 1; back <= 2 && begin >= sentence_begin + back; ++back) {
+    std::string phrase;
+    for (size_t k = begin - back; k < begin; ++k) phrase += (phrase.empty() ? "" : " ") + toks[k].norm;
+    if (rules.lab_before.count(phrase)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Terminology& terminology,
@@ -30,15 +57,22 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
   AnalyzedText out;
   out.text = Analyze(input, rules.assertion.abbreviations);
   out.assertion_bits = assertion.Analyze(out.text);
+  const std::vector<uint32_t> clause = assertion.Clauses(out.text);
   const auto& toks = out.text.tokens;
   SigParser sig(rules);
 
   // 1. Mentions: longest terminology match, else a phantom (unknown word + dose).
   for (size_t k = 0; k < toks.size();) {
     size_t sentence_end = out.text.sentence_end[out.text.sentence_of[k]];
+    size_t sentence_begin = out.text.sentence_begin[out.text.sentence_of[k]];
     if (toks[k].kind != TokenKind::kWord) { ++k; continue; }
     DrugMention m;
-    if (auto match = terminology.MatchTokens(toks, k, sentence_end)) {
+    auto match = terminology.MatchTokens(toks, k, sentence_end);
+    if (match && IsMeasurement(toks, k, k + match->token_count, sentence_begin, sentence_end, rules, sig)) {
+      k += match->token_count;
+      continue;
+    }
+    if (match) {
       m.match = match;
       m.tok_begin = k;
       m.tok_end = k + match->token_count;
@@ -113,10 +147,16 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
     for (const Dose& d : m.doses)
       if (!m.route && !d.implied_route.empty()) m.route = d.implied_route;
 
-    if (auto a = sig.FindActionBefore(toks, bwd_begin, m.tok_begin)) {
+    // Actions are read within the drug's clause: "Lisinopril 20 mg daily; the cough began soon
+    // after it was started. Discontinued today." is not a start.
+    size_t act_begin = bwd_begin, act_end = fwd_end;
+    while (act_begin < m.tok_begin && clause[act_begin] != clause[m.tok_begin]) ++act_begin;
+    for (size_t k = m.tok_end; k < act_end; ++k)
+      if (clause[k] != clause[m.tok_end - 1]) { act_end = k; break; }
+    if (auto a = sig.FindActionBefore(toks, act_begin, m.tok_begin)) {
       m.action = a->action;
       action_before = true;
-    } else if (auto b = sig.FindActionAfter(toks, m.tok_end, fwd_end)) {
+    } else if (auto b = sig.FindActionAfter(toks, m.tok_end, act_end)) {
       m.action = b->action;
       action_before = false;
     } else if (i > 0 && previous_action_before && out.drugs[i - 1].action &&

@@ -182,6 +182,7 @@ json Grade(const PreparedTrial& p, std::string_view note_text, const std::string
     };
     const DrugMention* best = nullptr;
     double best_credit = -1;
+    int best_passes = -1;
     std::vector<Component> best_parts;
     std::vector<const DrugMention*> other_mentions;
     for (const DrugMention& m : note.drugs) {
@@ -221,9 +222,14 @@ json Grade(const PreparedTrial& p, std::string_view note_text, const std::string
       else parts.push_back({"action", cw.action, m.action && *m.action == *em.action,
                              "expected " + *em.action + ", found " + (m.action ? *m.action : std::string("no action"))});
       double credit = 0;
-      for (const Component& c : parts) credit += c.pass ? c.weight : 0;
-      if (credit > best_credit + 1e-12) {
+      int passes = 0;  // tie-break on every component, weighted or not (route, action)
+      for (const Component& c : parts) {
+        credit += c.pass ? c.weight : 0;
+        passes += c.pass ? 1 : 0;
+      }
+      if (credit > best_credit + 1e-12 || (std::fabs(credit - best_credit) <= 1e-12 && passes > best_passes)) {
         best_credit = credit;
+        best_passes = passes;
         best = &m;
         best_parts = parts;
       }
@@ -473,11 +479,12 @@ json Grade(const PreparedTrial& p, std::string_view note_text, const std::string
     }
   }
 
+  // The total is computed from the unrounded category scores; every score is rounded once.
+  double total = Round4(trial.weights.drug * score_drug + trial.weights.mental * score_mental +
+                        trial.weights.fabrication * score_fab);
   score_drug = Round4(score_drug);
   score_mental = Round4(score_mental);
   score_fab = Round4(score_fab);
-  double total = Round4(trial.weights.drug * score_drug + trial.weights.mental * score_mental +
-                        trial.weights.fabrication * score_fab);
   json result = {
       {"script_id", trial.id},
       {"trial_title", trial.title},

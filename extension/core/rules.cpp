@@ -211,7 +211,8 @@ std::string Rules::CanonicalAction(std::string_view word) const {
 
 Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, std::string_view routes_tsv,
                 std::string_view actions_tsv, std::string_view assertion_yaml, std::string_view synonyms_tsv,
-                std::string_view non_rxnorm_txt, std::string_view changelog_yaml) {
+                std::string_view non_rxnorm_txt, std::string_view changelog_yaml,
+                std::string_view lab_context_yaml) {
   Rules r;
   // units first: number words feed the '#' slots of frequency patterns
   for (auto& [line, f] : TsvRows(units_tsv)) {
@@ -285,6 +286,10 @@ Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, st
     line = Trim(line);
     if (!line.empty() && line.front() != '#') r.non_rxnorm_substances.push_back(NormalizePhrase(line));
   }
+  YAML::Node lab = YAML::Load(std::string(lab_context_yaml));
+  for (const std::string& w : StringList(lab, "analytes")) r.lab_analytes.insert(NormalizePhrase(w));
+  for (const std::string& w : StringList(lab, "after")) r.lab_after.insert(NormalizePhrase(w));
+  for (const std::string& w : StringList(lab, "before")) r.lab_before.insert(NormalizePhrase(w));
   YAML::Node c = YAML::Load(std::string(changelog_yaml));
   r.grader_version = c["grader_version"].as<std::string>();
   r.methodology_version = c["methodology_version"].as<std::string>();
@@ -297,7 +302,8 @@ const Rules& DefaultRules() {
       embedded_file("corpus/rules/frequencies.tsv"), embedded_file("corpus/rules/units.tsv"),
       embedded_file("corpus/rules/routes.tsv"), embedded_file("corpus/rules/actions.tsv"),
       embedded_file("corpus/rules/assertion.yaml"), embedded_file("corpus/rules/clinical_synonyms.tsv"),
-      embedded_file("corpus/rules/non_rxnorm_substances.txt"), embedded_file("corpus/rules/changelog.yaml"));
+      embedded_file("corpus/rules/non_rxnorm_substances.txt"), embedded_file("corpus/rules/changelog.yaml"),
+      embedded_file("corpus/rules/lab_context.yaml"));
   return rules;
 }
 

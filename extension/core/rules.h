@@ -91,6 +91,8 @@ struct Rules {
   AssertionTriggers assertion;
   std::vector<std::pair<std::string, std::string>> clinical_synonyms;
   std::vector<std::string> non_rxnorm_substances;
+  // Drug names that are also lab analytes, and the words that make them a measurement.
+  std::unordered_set<std::string> lab_analytes, lab_after, lab_before;
   std::string grader_version, methodology_version;
   std::string changelog_yaml;  // served verbatim in the methodology
 
@@ -114,6 +116,7 @@ const Rules& DefaultRules();
 // Parses rule files; throws std::runtime_error naming the file and line on malformed data.
 Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, std::string_view routes_tsv,
                 std::string_view actions_tsv, std::string_view assertion_yaml, std::string_view synonyms_tsv,
-                std::string_view non_rxnorm_txt, std::string_view changelog_yaml);
+                std::string_view non_rxnorm_txt, std::string_view changelog_yaml,
+                std::string_view lab_context_yaml);
 
 }  // namespace scribe

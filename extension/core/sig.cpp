@@ -60,6 +60,19 @@ std::vector<Dose> SigParser::FindDoses(const std::vector<Token>& toks, size_t be
     }
     doses.push_back(d);
   }
+  // "500 mg 2 tabs", "500 mg, take 2 tablets": the count multiplies the strength.
+  for (size_t i = 0; i + 1 < doses.size(); ++i) {
+    const Dose& a = doses[i];
+    const Dose& b = doses[i + 1];
+    bool solid = b.unit == "tablet" || b.unit == "capsule";
+    if (a.family == "mass" && solid && b.value != 1 && b.begin >= a.end && b.begin <= a.end + 2) {
+      Dose total = a;
+      total.value = a.value * b.value;
+      total.end = b.end;
+      doses.insert(doses.begin() + static_cast<std::ptrdiff_t>(i), total);
+      break;
+    }
+  }
   // "from 50 mg to 100 mg", "50 mg -> 100 mg": the new dose comes first.
   for (size_t i = 1; i < doses.size(); ++i) {
     size_t b = doses[i].begin;

@@ -1,0 +1,373 @@
+// #/submissions/:id — the graded report for one submission.
+// Data: GET api/submissions/:id → the graded result (SPEC.md, "Grading semantics").
+//
+// The submitted note is shown with every piece of evidence the grader cites marked in place.
+// Offsets in the result are Unicode code points into the note. The note comes from the result's
+// `scribe_output` when the API includes it, else from this browser's session storage (kept by the
+// trial page right after submitting); without either, evidence is listed with its offsets only.
+// Sealed trials return scores without the detail arrays or ground truth; every section copes.
+
+import { api, appUrl, ApiError } from '../api.js';
+import { el, chip, pct, humanize, when, scoreBar, table, section, copyable, highlight, loading, errorPanel, clear } from '../render.js';
+
+const NOTE_KEY = (id) => `scribe-trials:note:${id}`;
+
+/** Keeps the note just submitted so its report can highlight evidence even if the API omits it. */
+export function rememberNote(id, text) {
+  try {
+    sessionStorage.setItem(NOTE_KEY(id), text);
+  } catch {
+    // Storage full or disabled: the report falls back to listing evidence.
+  }
+}
+
+function recallNote(id) {
+  try {
+    return sessionStorage.getItem(NOTE_KEY(id));
+  } catch {
+    return null;
+  }
+}
+
+const STATUS_KIND = {
+  correct: 'ok', captured: 'ok', partial: 'warn', missing: 'bad', missed: 'bad', contradicted: 'bad',
+};
+
+const statusChip = (status) => chip(status ?? 'unknown', STATUS_KIND[status] ?? 'neutral');
+const list = (value) => (Array.isArray(value) ? value : []);
+const show = (value) => (value === null || value === undefined || value === '' ? '—' : String(value));
+
+/** Ties evidence buttons to the marks in the note: jump(start, end) scrolls to and focuses it. */
+class EvidenceIndex {
+  constructor(hasNote) {
+    this.hasNote = hasNote;
+    this.marks = [];
+  }
+
+  jump(start, end) {
+    const hit = this.marks.find((m) => start < m.end && m.start < end);
+    const node = hit && document.getElementById(hit.id);
+    if (!node) return;
+    node.setAttribute('tabindex', '-1');
+    node.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    node.focus({ preventScroll: true });
+    node.classList.remove('flash');
+    void node.getBoundingClientRect();
+    node.classList.add('flash');
+  }
+
+  /** A quoted evidence snippet; a button that jumps to it when the note is on the page. */
+  snippet(evidence) {
+    if (!evidence) return null;
+    const label = [
+      el('q', {}, show(evidence.text)),
+      evidence.assertion ? el('span', { class: 'assertion' }, ` ${evidence.assertion}`) : null,
+    ];
+    const start = evidence.start_offset;
+    const end = evidence.end_offset;
+    const linkable = this.hasNote && Number.isInteger(start) && Number.isInteger(end);
+    return linkable
+      ? el('button', { type: 'button', class: 'evidence', title: `Show in the note (characters ${start}–${end})`, onclick: () => this.jump(start, end) }, label)
+      : el('span', { class: 'evidence', title: Number.isInteger(start) ? `characters ${start}–${end}` : null }, label);
+  }
+
+  snippets(evidence) {
+    const items = list(evidence);
+    return items.length ? el('span', { class: 'evidence-list' }, items.map((e) => this.snippet(e))) : el('span', { class: 'muted' }, 'none in the note');
+  }
+}
+
+function header(result, id) {
+  return [
+    el('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' },
+      el('a', { href: '#/' }, 'Trials'), ' / ',
+      result.script_id ? el('a', { href: `#/trials/${encodeURIComponent(result.script_id)}` }, result.script_id) : 'trial', ' / ',
+      el('span', { 'aria-current': 'page' }, 'report')),
+    el('header', { class: 'page-head' },
+      el('h1', {}, 'Report: ', result.trial_title ?? result.script_id ?? 'submission'),
+      el('div', { class: 'page-meta' },
+        result.vendor ? el('span', {}, 'Vendor ', el('strong', { class: 'vendor' }, result.vendor)) : null,
+        result.created_at ? el('span', {}, 'Submitted ', el('time', { datetime: result.created_at }, when(result.created_at))) : null,
+        el('span', {}, 'Submission ', el('code', {}, id)),
+        result.difficulty ? chip(result.difficulty, `difficulty-${result.difficulty}`) : null,
+        result.sealed ? chip('sealed trial', 'neutral') : null)),
+  ];
+}
+
+function unsafeBanner(result, index) {
+  const errors = list(result.critical_errors);
+  if (!result.unsafe && errors.length === 0) {
+    return el('div', { class: 'banner banner-safe', role: 'note' },
+      el('strong', {}, 'No critical errors. '), 'Nothing in this note was flagged as unsafe as written.');
+  }
+  return el('section', { class: 'banner banner-unsafe', 'aria-labelledby': 'unsafe-heading' },
+    el('h2', { id: 'unsafe-heading' }, 'Unsafe as written'),
+    el('p', {}, `Whatever the score, this note has ${errors.length === 1 ? 'a critical error' : `${errors.length} critical errors`} a clinician could act on:`),
+    el('ul', { class: 'critical-list' }, errors.map((e) => el('li', {},
+      el('strong', {}, humanize(e.kind)), ': ', e.message,
+      e.evidence ? el('span', { class: 'critical-evidence' }, ' — ', index.snippet(e.evidence)) : null))));
+}
+
+function scores(result) {
+  const weights = result.weights ?? {};
+  const counts = result.counts ?? {};
+  const weightNote = (key) => (weights[key] !== undefined ? `weight ${pct(weights[key], 0)}` : null);
+  const detail = (key, text) => [weightNote(key), text].filter(Boolean).join(' · ');
+  return section('Scores', 'scores',
+    scoreBar('Total', result.score_total, { large: true, note: 'Σ weight × category score. The line marks the 80 % badge threshold.' }),
+    el('div', { class: 'score-grid' },
+      scoreBar('Drug accuracy', result.score_drug, {
+        note: detail('drug', counts.meds_expected !== undefined ? `${counts.meds_correct ?? 0} of ${counts.meds_expected} medications fully correct` : ''),
+      }),
+      scoreBar('Mental-health capture', result.score_mental, {
+        note: detail('mental', counts.flags_expected !== undefined ? `${counts.flags_captured ?? 0} of ${counts.flags_expected} flags captured` : ''),
+      }),
+      scoreBar('Fabrication', result.score_fabrication, {
+        note: detail('fabrication', counts.traps_total !== undefined
+          ? `${counts.traps_triggered ?? 0} of ${counts.traps_total} traps triggered, ${counts.unsupported_drugs ?? 0} unsupported drugs`
+          : ''),
+      })));
+}
+
+const MED_FIELDS = ['name', 'dose', 'frequency', 'route', 'action'];
+
+function foundValue(found, fieldName) {
+  if (!found) return '—';
+  switch (fieldName) {
+    case 'name': return found.drug && found.mention && found.drug.toLowerCase() !== found.mention.toLowerCase()
+      ? `${found.mention} (${found.drug})` : show(found.mention ?? found.drug);
+    case 'dose': return show(found.dose?.text ?? found.dose);
+    case 'frequency': return found.prn && found.frequency && !/prn|as needed/i.test(found.frequency) ? `${found.frequency}, as needed` : show(found.frequency);
+    default: return show(found[fieldName]);
+  }
+}
+
+function medication(med, weights, index) {
+  const expected = med.expected ?? {};
+  const credit = med.credit ?? {};
+  const checks = med.checks ?? {};
+  const validation = med.validation ?? {};
+  const title = expected.name ?? expected.drug ?? 'medication';
+  const rows = MED_FIELDS.map((f) => {
+    const check = checks[f];
+    const verdict = check ? check.split(':')[0] : null;
+    return el('tr', { class: verdict ? `check-${verdict}` : null },
+      el('th', { scope: 'row' }, humanize(f)),
+      el('td', {}, show(expected[f])),
+      el('td', { 'data-label': 'Found' }, foundValue(med.found, f)),
+      el('td', {}, weights?.[f] ? `${Number(credit[f] ?? 0).toFixed(2)} / ${Number(weights[f]).toFixed(2)}` : 'reported'),
+      el('td', {}, check ? check.replace(/^\w+:\s*/, '') : '—'));
+  });
+  return el('article', { class: 'med' },
+    el('h3', {}, title, ' ', statusChip(med.status), ' ', el('span', { class: 'med-credit' }, `credit ${Number(credit.total ?? 0).toFixed(2)}`)),
+    table({
+      caption: `${title}: expected versus found`,
+      head: ['Field', 'Expected', 'Found in the note', { label: 'Credit', num: true }, 'Why'],
+      rows,
+      className: 'med-table',
+    }),
+    el('p', { class: 'validation' },
+      el('span', { class: 'validation-label' }, 'Validation '), chip(validation.source ?? 'none', validation.found ? 'ok' : 'neutral'), ' ',
+      show(validation.reason),
+      med.found ? el('span', { class: 'found-at' }, ' · in the note: ', index.snippet({ text: med.found.mention, start_offset: med.found.start_offset, end_offset: med.found.end_offset, assertion: med.found.assertion })) : null));
+}
+
+function medications(result, index) {
+  if (!Array.isArray(result.meds)) return sealedNote('Medications');
+  if (result.meds.length === 0) return section('Medications', 'meds', el('p', { class: 'muted' }, 'This trial expects no medications.'));
+  return section('Medications', 'meds',
+    el('p', { class: 'hint' }, 'Each expected medication beside what the note recorded. Name, dose and frequency earn credit; route and action are reported.'),
+    result.meds.map((m) => medication(m, result.credit, index)));
+}
+
+function sealedNote(title) {
+  return section(title, title.toLowerCase().replace(/[^a-z]+/g, '-'),
+    el('p', { class: 'muted' }, 'Details are withheld for sealed trials: only the scores are published.'));
+}
+
+function mentalFlags(result, index) {
+  if (!Array.isArray(result.mental_flags)) return sealedNote('Mental-health flags');
+  const flags = result.mental_flags;
+  return section('Mental-health flags', 'flags',
+    flags.length === 0
+      ? el('p', { class: 'muted' }, 'This trial has no mental-health flags.')
+      : table({
+        caption: 'Mental-health flags',
+        head: ['Flag', 'Status', 'Evidence in the note'],
+        rows: flags.map((f) => el('tr', {},
+          el('th', { scope: 'row' }, f.flag), el('td', {}, statusChip(f.status)), el('td', {}, index.snippets(f.evidence)))),
+      }),
+    Array.isArray(result.allergies) && result.allergies.length
+      ? [el('h3', {}, 'Allergies'), table({
+        caption: 'Allergies',
+        head: ['Substance', 'Reaction', 'Status', 'Evidence in the note'],
+        rows: result.allergies.map((a) => el('tr', {},
+          el('th', { scope: 'row' }, show(a.substance)), el('td', {}, show(a.reaction)), el('td', {}, statusChip(a.status)), el('td', {}, index.snippets(a.evidence)))),
+      })]
+      : null);
+}
+
+function fabrication(result, index) {
+  if (!Array.isArray(result.fabrication_traps)) return sealedNote('Fabrication');
+  const traps = result.fabrication_traps;
+  const deferred = list(result.deferred_dx);
+  const unsupported = list(result.unsupported_drugs);
+  const phantoms = list(result.phantom_drugs);
+  return section('Fabrication', 'fabrication',
+    el('h3', {}, 'Traps'),
+    el('p', { class: 'hint' }, 'Things the patient denied or never had. A trap triggers only when the note asserts it for the patient.'),
+    traps.length === 0 ? el('p', { class: 'muted' }, 'No traps in this trial.') : table({
+      caption: 'Fabrication traps',
+      head: ['Trap', 'Result', 'Mentions in the note'],
+      rows: traps.map((t) => el('tr', {},
+        el('th', { scope: 'row' }, t.phrase),
+        el('td', {}, t.triggered ? chip('triggered', 'bad') : chip('not triggered', 'ok')),
+        el('td', {}, index.snippets(t.evidence)))),
+    }),
+    deferred.length ? [el('h3', {}, 'Deferred diagnoses'),
+      el('p', { class: 'hint' }, 'Diagnoses the clinician explicitly deferred; a note that states them as made fabricates.'),
+      table({
+        caption: 'Deferred diagnoses',
+        head: ['Diagnosis', 'Result', 'Mentions in the note'],
+        rows: deferred.map((d) => el('tr', {},
+          el('th', { scope: 'row' }, d.diagnosis),
+          el('td', {}, d.asserted ? chip('asserted as made', 'bad') : chip('kept deferred', 'ok')),
+          el('td', {}, index.snippets(d.evidence)))),
+      })] : null,
+    el('h3', {}, 'Phantom and unsupported drugs'),
+    unsupported.length === 0 && phantoms.length === 0
+      ? el('p', { class: 'muted' }, 'None: every drug in the note is in the encounter.')
+      : table({
+        caption: 'Phantom and unsupported drugs',
+        head: ['Mention', 'Kind', 'Why', 'Validation'],
+        rows: (unsupported.length ? unsupported : phantoms.map((p) => ({ mention: p, kind: 'phantom' }))).map((u) => el('tr', {},
+          el('th', { scope: 'row' }, Number.isInteger(u.start_offset) ? index.snippet({ text: u.mention, start_offset: u.start_offset, end_offset: u.end_offset }) : show(u.mention)),
+          el('td', {}, chip(u.kind ?? 'unsupported', u.kind === 'phantom' ? 'bad' : 'warn')),
+          el('td', {}, show(u.reason)),
+          el('td', {}, u.validation ? [chip(u.validation.source ?? 'none', u.validation.found ? 'ok' : 'neutral'), ' ', show(u.validation.reason)] : '—'))),
+      }));
+}
+
+/** Every evidence span, most important first (highlight() keeps the first of overlapping spans). */
+function evidenceSpans(result) {
+  const spans = [];
+  const add = (e, className, title) => {
+    if (e && Number.isInteger(e.start_offset) && Number.isInteger(e.end_offset)) spans.push({ start: e.start_offset, end: e.end_offset, className, title });
+  };
+  list(result.critical_errors).forEach((c) => add(c.evidence, 'mark-bad', `critical: ${humanize(c.kind)}`));
+  list(result.mental_flags).forEach((f) => list(f.evidence).forEach((e) => add(e, f.status === 'captured' ? 'mark-ok' : 'mark-bad', `${f.flag}: ${f.status} (${e.assertion})`)));
+  list(result.allergies).forEach((a) => list(a.evidence).forEach((e) => add(e, a.status === 'captured' ? 'mark-ok' : 'mark-bad', `allergy ${a.substance}: ${a.status}`)));
+  list(result.fabrication_traps).forEach((t) => list(t.evidence).filter((e) => e.triggers).forEach((e) => add(e, 'mark-bad', `trap triggered: ${t.phrase}`)));
+  list(result.deferred_dx).forEach((d) => list(d.evidence).filter((e) => e.asserted).forEach((e) => add(e, 'mark-bad', `deferred diagnosis asserted: ${d.diagnosis}`)));
+  list(result.unsupported_drugs).forEach((u) => add(u, 'mark-warn', `${u.kind ?? 'unsupported'} drug: ${u.reason ?? ''}`));
+  list(result.meds).forEach((m) => add(m.found, 'mark-drug', `medication ${m.expected?.name ?? ''}: ${m.status}`));
+  list(result.fabrication_traps).forEach((t) => list(t.evidence).filter((e) => !e.triggers).forEach((e) => add(e, 'mark-muted', `trap not triggered: ${t.phrase} (${e.assertion})`)));
+  list(result.deferred_dx).forEach((d) => list(d.evidence).filter((e) => !e.asserted).forEach((e) => add(e, 'mark-muted', `${d.diagnosis}: ${e.assertion}, not asserted`)));
+  return spans.map((s, i) => ({ ...s, id: `ev-${i}` }));
+}
+
+function noteSection(result, note, index) {
+  if (note === null) {
+    return section('Submitted note', 'note',
+      el('p', { class: 'muted' }, 'The note text is not available for this permalink, so evidence is listed above with its character offsets instead of highlighted here.'));
+  }
+  const { fragment, marked } = highlight(note, evidenceSpans(result));
+  index.marks = marked;
+  return section('Submitted note', 'note',
+    el('ul', { class: 'legend', 'aria-label': 'Highlight legend' },
+      el('li', {}, el('mark', { class: 'mark-ok' }, 'captured')),
+      el('li', {}, el('mark', { class: 'mark-bad' }, 'contradicted, critical or fabricated')),
+      el('li', {}, el('mark', { class: 'mark-warn' }, 'unsupported drug')),
+      el('li', {}, el('mark', { class: 'mark-drug' }, 'expected medication')),
+      el('li', {}, el('mark', { class: 'mark-muted' }, 'denied, family or hypothetical'))),
+    el('div', { class: 'note-text', tabindex: '0', role: 'region', 'aria-label': 'Submitted note with evidence highlighted' }, fragment));
+}
+
+function groundTruth(result) {
+  const truth = result.ground_truth;
+  if (!truth) {
+    return section('Ground truth', 'truth', el('p', { class: 'muted' }, result.sealed
+      ? 'This is a sealed trial: its ground truth is never revealed, so the benchmark cannot be trained on.'
+      : 'Ground truth is not included in this result.'));
+  }
+  const meds = list(truth.meds);
+  const names = (items, key) => items.map((x) => (typeof x === 'string' ? x : x?.[key] ?? JSON.stringify(x)));
+  return section('Ground truth', 'truth',
+    el('p', { class: 'hint' }, 'What the encounter contains, revealed now that the note is graded.'),
+    el('h3', {}, 'Medications'),
+    meds.length ? table({
+      caption: 'Ground-truth medications',
+      head: ['Name', 'Dose', 'Frequency', 'Route', 'Action'],
+      rows: meds.map((m) => el('tr', {},
+        el('th', { scope: 'row' }, show(m.name), list(m.synonyms).length ? el('span', { class: 'muted' }, ` (${m.synonyms.join(', ')})`) : null),
+        el('td', {}, show(m.dose)), el('td', {}, show(m.frequency)), el('td', {}, show(m.route)), el('td', {}, show(m.action)))),
+    }) : el('p', { class: 'muted' }, 'None.'),
+    el('dl', { class: 'truth-list' },
+      el('dt', {}, 'Allergies'),
+      el('dd', {}, list(truth.allergies).length ? list(truth.allergies).map((a) => `${a.substance}${a.reaction ? ` (${a.reaction})` : ''}`).join('; ') : 'None.'),
+      el('dt', {}, 'Mental-health flags'),
+      el('dd', {}, list(truth.mental_flags).length
+        ? el('ul', {}, list(truth.mental_flags).map((f) => el('li', {}, el('strong', {}, f.flag), list(f.keywords).length ? ` — keywords: ${f.keywords.join(', ')}` : '')))
+        : 'None.'),
+      el('dt', {}, 'Deferred diagnoses'),
+      el('dd', {}, list(truth.deferred_dx).length ? names(truth.deferred_dx, 'diagnosis').join('; ') : 'None.'),
+      el('dt', {}, 'Fabrication traps'),
+      el('dd', {}, list(truth.fabrication_traps).length
+        ? el('ul', {}, list(truth.fabrication_traps).map((t) => (typeof t === 'string' ? el('li', {}, t)
+          : el('li', {}, el('strong', {}, t.phrase), list(t.variants).length ? ` — also: ${t.variants.join(', ')}` : ''))))
+        : 'None.')));
+}
+
+function provenance(result, id) {
+  const terminology = result.terminology ?? {};
+  const rows = [
+    ['Corpus hash', el('code', { class: 'hash-full' }, show(result.corpus_hash))],
+    ['Trial version', el('code', { class: 'hash-full' }, show(result.trial_version_hash))],
+    ['Grader version', show(result.grader_version)],
+    ['Methodology version', [show(result.methodology_version), ' (', el('a', { href: '#/methodology' }, 'read it'), ')']],
+    ['Terminology', [show(terminology.offline),
+      terminology.rxnav ? ` · RxNav ${typeof terminology.rxnav === 'string' ? terminology.rxnav : JSON.stringify(terminology.rxnav)}` : ' · RxNav not consulted',
+      terminology.openfda ? ` · openFDA ${typeof terminology.openfda === 'string' ? terminology.openfda : JSON.stringify(terminology.openfda)}` : ' · openFDA not consulted']],
+  ];
+  return section('Provenance', 'provenance',
+    el('p', { class: 'hint' }, 'Grading is deterministic: the same note against the same corpus and grader version always gets this result.'),
+    el('dl', { class: 'facts' }, rows.map(([k, v]) => el('div', {}, el('dt', {}, k), el('dd', {}, v)))),
+    copyable('Permalink to this report', appUrl(`#/submissions/${encodeURIComponent(id)}`)));
+}
+
+export async function render(ctx) {
+  const [id] = ctx.params;
+  ctx.setTitle('Report');
+  ctx.root.append(loading('the report'));
+  let result;
+  try {
+    result = await api.submission(id, { signal: ctx.signal });
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
+    clear(ctx.root);
+    if (error instanceof ApiError && error.status === 404) {
+      ctx.root.append(el('div', { class: 'panel' },
+        el('h1', {}, 'No such submission'),
+        el('p', {}, 'There is no graded submission with the id ', el('code', {}, id), '. Check the permalink, or grade a note from a trial page.'),
+        el('p', {}, el('a', { href: '#/' }, 'See all trials'), ' · ', el('a', { href: '#/leaderboard' }, 'Leaderboard'))));
+      return;
+    }
+    ctx.root.append(el('h1', {}, 'Report'), errorPanel('Could not load the report', error, () => window.dispatchEvent(new HashChangeEvent('hashchange'))));
+    return;
+  }
+  ctx.setTitle(`Report: ${result.trial_title ?? result.script_id ?? id}`);
+  const note = typeof result.scribe_output === 'string' ? result.scribe_output : recallNote(id);
+  const index = new EvidenceIndex(note !== null);
+  // The note section is built first so the evidence buttons above it know where the marks are.
+  const noteNode = noteSection(result, note, index);
+  clear(ctx.root).append(
+    ...header(result, id),
+    unsafeBanner(result, index),
+    scores(result),
+    medications(result, index),
+    mentalFlags(result, index),
+    fabrication(result, index),
+    noteNode,
+    groundTruth(result),
+    provenance(result, id));
+}

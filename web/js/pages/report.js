@@ -269,7 +269,9 @@ function evidenceSpans(result) {
 function noteSection(result, note, index) {
   if (note === null) {
     return section('Submitted note', 'note',
-      el('p', { class: 'muted' }, 'The note text is not available for this permalink, so evidence is listed above with its character offsets instead of highlighted here.'));
+      el('p', { class: 'muted' }, result.sealed
+        ? 'The submitted note is not shown for sealed trials.'
+        : 'The API does not return the submitted note for this permalink, so its evidence cannot be highlighted here: the quotes above are taken from the note, and hovering one shows its character offsets.'));
   }
   const { fragment, marked } = highlight(note, evidenceSpans(result));
   index.marks = marked;

@@ -30,6 +30,19 @@ uint32_t Decode(std::string_view s, size_t i, size_t n) {
   return cp;
 }
 
+// The code point at s[i] and its length; an invalid or overlong sequence is one byte, read as
+// U+FFFD (so a forged "\xC0\xB0" never passes for the digit '0').
+uint32_t Next(std::string_view s, size_t i, size_t& n) {
+  n = SeqLen(s, i);
+  uint32_t cp = Decode(s, i, n);
+  if ((n > 1 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+      (n == 1 && static_cast<unsigned char>(s[i]) >= 0x80)) {
+    n = 1;
+    cp = 0xFFFD;
+  }
+  return cp;
+}
+
 enum class CharClass { kSpace, kNewline, kLetter, kDigit, kPunct };
 
 CharClass Classify(uint32_t cp) {
@@ -98,8 +111,8 @@ std::vector<Token> Tokenize(std::string_view text) {
   };
 
   while (i < text.size()) {
-    size_t n = SeqLen(text, i);
-    uint32_t cp = Decode(text, i, n);
+    size_t n = 0;
+    uint32_t cp = Next(text, i, n);
     CharClass cls = Classify(cp);
     if (cls == CharClass::kSpace) { i += n; ++chars; continue; }
     if (cls == CharClass::kNewline) {
@@ -114,8 +127,8 @@ std::vector<Token> Tokenize(std::string_view text) {
       bool caps = true, any_upper = false;
       bool first_upper = IsAsciiAlpha(static_cast<unsigned char>(text[i])) && text[i] >= 'A' && text[i] <= 'Z';
       while (i < text.size()) {
-        size_t m = SeqLen(text, i);
-        uint32_t c = Decode(text, i, m);
+        size_t m = 0;
+        uint32_t c = Next(text, i, m);
         CharClass k = Classify(c);
         // An apostrophe inside a word keeps it whole ("doesn't", "dc'd").
         bool inner_apostrophe = (c == '\'' || c == 0x2019) && i + m < text.size() &&

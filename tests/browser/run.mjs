@@ -1,0 +1,452 @@
+// Browser tests for the web app, in a real headless browser against the real stack.
+//
+//   cd tests/browser && npm ci && node run.mjs      (ctest runs this as "browser")
+//
+// Starts `scripts/serve` on a free loopback port with a temporary SCRIBE_DB (SCRIBE_OFFLINE=1:
+// the grader never reaches the internet), drives Debian's /usr/bin/chromium with playwright-core
+// (no browser is ever downloaded), and stops the stack when done, whatever happens.
+// SCRIBE_BASE_URL=http://host:port/scribe-trials/ points the tests at a stack already running.
+//
+// What is checked (issue 5): every route renders at 1280 and 375 px; submitting a note shows its
+// report with evidence highlighted; back, forward and reload; the leaderboard after 3 runs, with
+// a badge image that loads and copyable embeds; XSS payloads in the vendor name (422, shown next
+// to the field) and in the note (shown as text) never execute; no console errors or CSP
+// violations; axe-core finds no serious or critical violations on any page. Screenshots go to
+// tests/artifacts/ (git-ignored) — look at them.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '../..');
+const ARTIFACTS = path.join(ROOT, 'tests/artifacts');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const AXE_SOURCE = readFileSync(path.join(HERE, 'node_modules/axe-core/axe.min.js'), 'utf8');
+const TRIAL = '03-depression-suicidal-ideation';
+const NOTES = path.join(ROOT, 'tests/fixtures/notes');
+const WIDTHS = [1280, 375];
+const DEADLINE_MS = 170_000; // the whole suite, stack start-up included, stays under 3 minutes
+const XSS_NOTE_PAYLOADS = ['<img src=x onerror=window.__xss=1>', '<script>window.__xss=1</script>'];
+
+let stack = null; // { process, dir } when this file started the stack
+let base = null; // http://127.0.0.1:PORT/scribe-trials/
+let browser = null;
+const vendorRun = `Browser Test ${process.pid}`; // unique per run, so a reused database cannot skew counts
+
+// ---- the stack -----------------------------------------------------------------------------
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitForHealth(url, child, timeoutMs) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child && child.exitCode !== null) throw new Error(`scripts/serve exited early with code ${child.exitCode}`);
+    try {
+      const response = await fetch(new URL('health', url), { signal: AbortSignal.timeout(2000) });
+      if (response.ok) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(300);
+  }
+  throw new Error(`the stack did not answer ${url}health within ${timeoutMs / 1000} s`);
+}
+
+function stopStack() {
+  if (!stack) return;
+  const { process: child, dir } = stack;
+  stack = null;
+  if (child.exitCode === null) {
+    try {
+      process.kill(-child.pid, 'SIGTERM'); // scripts/serve runs in its own process group
+    } catch {
+      // already gone
+    }
+  }
+  return new Promise((resolve) => {
+    const done = () => {
+      rmSync(dir, { recursive: true, force: true });
+      resolve();
+    };
+    if (child.exitCode !== null) return done();
+    const kill = setTimeout(() => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, 10_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      done();
+    });
+  });
+}
+
+async function startStack() {
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(tmpdir(), 'scribe-browser-'));
+  const log = [];
+  const child = spawn(path.join(ROOT, 'scripts/serve'), [], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // SCRIBE_BUILD_DIR and SCRIBE_SKIP_SETUP pass through (ctest sets them to the build under test).
+    env: {
+      ...process.env, HOST: '127.0.0.1', PORT: String(port), SCRIBE_OFFLINE: '1',
+      SCRIBE_DB: path.join(dir, 'test.db'), SCRIBE_RUN_DIR: path.join(dir, 'run'),
+    },
+  });
+  for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => log.push(chunk.toString()));
+  stack = { process: child, dir };
+  const url = `http://127.0.0.1:${port}/scribe-trials/`;
+  try {
+    await waitForHealth(url, child, 120_000);
+  } catch (error) {
+    const tail = log.join('').split('\n').slice(-30).join('\n');
+    await stopStack();
+    throw new Error(`${error.message}\n--- scripts/serve output (tail) ---\n${tail}`);
+  }
+  return url;
+}
+
+// ---- helpers -------------------------------------------------------------------------------
+
+/** A fresh page at a width, recording console errors, page errors and CSP violations. */
+async function openPage(width, { permissions = [] } = {}) {
+  const context = await browser.newContext({ viewport: { width, height: width < 600 ? 812 : 900 }, permissions });
+  const page = await context.newPage();
+  page.problems = [];
+  page.allowedProblems = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || msg.type() === 'warning' && /Content.Security.Policy/i.test(msg.text())) page.problems.push(`console ${msg.type()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (error) => page.problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    page.problems.push(`dialog opened: ${dialog.message()}`);
+    dialog.dismiss();
+  });
+  return page;
+}
+
+/** Fails with every console error, page error or CSP violation the page saw, except allowed ones. */
+async function closePage(page) {
+  const problems = page.problems.filter((p) => !page.allowedProblems.some((re) => re.test(p)));
+  await page.context().close();
+  assert.deepEqual(problems, [], 'the page logged errors');
+}
+
+async function go(page, hash) {
+  await page.goto(new URL(hash, base).href);
+  await settle(page);
+}
+
+/** Waits until the router has finished rendering the current route. */
+async function settle(page) {
+  await page.waitForFunction(() => {
+    const main = document.getElementById('main');
+    return main && !main.hasAttribute('aria-busy') && main.querySelector('h1') && !main.querySelector('.loading');
+  }, null, { timeout: 15_000 });
+}
+
+async function screenshot(page, name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const width = page.viewportSize().width;
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+}
+
+/** Runs axe-core in the page (evaluated through the DevTools protocol, so the CSP stays strict). */
+async function axeCheck(page, label) {
+  await page.evaluate(AXE_SOURCE);
+  const results = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const summary = bad.map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  assert.deepEqual(summary, [], `axe found serious or critical violations on ${label}`);
+}
+
+/** Nothing may overflow the viewport horizontally (usable at 375 px). */
+async function assertNoHorizontalScroll(page, label) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 1, `${label} scrolls sideways by ${overflow}px at ${page.viewportSize().width}px`);
+}
+
+function note(trial, name) {
+  return readFileSync(path.join(NOTES, trial, `${name}.txt`), 'utf8');
+}
+
+/** POST api/submit straight to the API (to seed runs), waiting out the submit rate limit if hit. */
+async function submitViaApi(body) {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const response = await fetch(new URL('api/submit', base), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+    });
+    if (response.status === 429) {
+      await sleep(1000 * (Number(response.headers.get('retry-after')) || 1));
+      continue;
+    }
+    const data = await response.json();
+    assert.ok(response.ok, `submit failed: ${response.status} ${JSON.stringify(data)}`);
+    return data;
+  }
+  throw new Error('submit stayed rate limited');
+}
+
+/** Submits through the form on the trial page and waits for the report. */
+async function submitViaForm(page, { vendor, text }) {
+  await go(page, `#/trials/${TRIAL}`);
+  await page.getByLabel('Vendor name').fill(vendor);
+  await page.getByLabel('Scribe output').fill(text);
+  await page.getByRole('button', { name: 'Grade this note' }).click();
+  await page.waitForURL(/#\/submissions\/[^/]+$/, { timeout: 20_000 });
+  await settle(page);
+  return decodeURIComponent(new URL(page.url()).hash.replace('#/submissions/', ''));
+}
+
+// ---- set-up --------------------------------------------------------------------------------
+
+const watchdog = setTimeout(async () => {
+  console.error(`browser tests exceeded ${DEADLINE_MS / 1000} s: stopping`);
+  await stopStack();
+  process.exit(1);
+}, DEADLINE_MS);
+watchdog.unref();
+process.on('exit', () => {
+  if (stack?.process.exitCode === null) {
+    try {
+      process.kill(-stack.process.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, async () => { await stopStack(); process.exit(1); });
+
+before(async () => {
+  base = process.env.SCRIBE_BASE_URL || await startStack();
+  if (!base.endsWith('/')) base += '/';
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // playwright gives every launch a fresh, temporary --user-data-dir of its own.
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await stopStack();
+});
+
+// ---- tests ---------------------------------------------------------------------------------
+
+let reportId = null; // the report submitted through the form, reused by later tests
+
+test('submitting a note through the form shows its report, with a busy state while grading', async () => {
+  const page = await openPage(1280);
+  await go(page, `#/trials/${TRIAL}`);
+  await assert.doesNotReject(page.getByText('Synthetic data only.', { exact: false }).first().waitFor());
+  // Hold the real request briefly so the busy state can be observed.
+  await page.route('**/api/submit', async (route) => {
+    await sleep(400);
+    await route.continue();
+  });
+  await page.getByLabel('Vendor name').fill(vendorRun);
+  await page.getByLabel('Scribe output').fill(note(TRIAL, 'contradicted-flag'));
+  await page.getByRole('button', { name: 'Grade this note' }).click();
+  const busy = await page.evaluate(() => {
+    const form = document.querySelector('form.submit-form');
+    const button = form.querySelector('button[type="submit"]');
+    return { busy: form.getAttribute('aria-busy'), disabled: button.disabled, text: button.textContent };
+  });
+  assert.deepEqual(busy, { busy: 'true', disabled: true, text: 'Grading…' });
+  await page.waitForURL(/#\/submissions\/[^/]+$/, { timeout: 20_000 });
+  await settle(page);
+  reportId = decodeURIComponent(new URL(page.url()).hash.replace('#/submissions/', ''));
+
+  const report = await page.evaluate(() => ({
+    h1: document.querySelector('h1').textContent,
+    unsafe: document.querySelector('.banner-unsafe h2')?.textContent,
+    critical: [...document.querySelectorAll('.critical-list li')].map((li) => li.textContent),
+    bars: document.querySelectorAll('#scores .score').length,
+    medRows: document.querySelectorAll('#meds .med-table tbody tr').length,
+    flags: [...document.querySelectorAll('#flags tbody tr')].map((tr) => tr.textContent),
+    marks: [...document.querySelectorAll('#note mark')].map((m) => m.textContent),
+    truth: document.querySelector('#truth').textContent,
+    provenance: document.querySelector('#provenance').textContent,
+    permalink: document.querySelector('#provenance input.snippet').value,
+  }));
+  assert.match(report.h1, /Depression follow-up/);
+  assert.equal(report.unsafe, 'Unsafe as written');
+  assert.ok(report.critical.some((c) => /passive suicidal ideation/.test(c)), 'the contradicted flag is a listed critical error');
+  assert.equal(report.bars, 4, 'total and three category bars');
+  assert.equal(report.medRows, 5, 'sertraline: name, dose, frequency, route, action');
+  assert.ok(report.flags.some((f) => /passive suicidal ideation/.test(f) && /contradicted/.test(f)));
+  assert.ok(report.flags.some((f) => /insomnia/.test(f) && /captured/.test(f)));
+  assert.ok(report.marks.includes('SI') && report.marks.includes('insomnia'), `evidence is marked in the note: ${report.marks}`);
+  assert.match(report.truth, /sertraline/);
+  assert.match(report.provenance, /[0-9a-f]{64}/);
+  assert.match(report.provenance, /Grader version/);
+  assert.equal(report.permalink, new URL(`#/submissions/${encodeURIComponent(reportId)}`, base).href);
+
+  await screenshot(page, 'report-just-submitted');
+  // An evidence button scrolls to and focuses its mark in the note.
+  await page.locator('#flags button.evidence').first().click();
+  assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'MARK');
+  await closePage(page);
+});
+
+test('back, forward and reload re-render each route', async () => {
+  const page = await openPage(1280);
+  await go(page, '#/');
+  await page.getByRole('link', { name: /Depression follow-up/ }).click();
+  await settle(page);
+  assert.match(await page.locator('h1').textContent(), /Depression follow-up/);
+  await page.getByRole('link', { name: 'Leaderboard' }).click();
+  await settle(page);
+  assert.equal(await page.locator('h1').textContent(), 'Leaderboard');
+  await page.goBack();
+  await settle(page);
+  assert.match(await page.locator('h1').textContent(), /Depression follow-up/);
+  await page.goBack();
+  await settle(page);
+  assert.ok(await page.locator('.cards .card').count() >= 8);
+  await page.goForward();
+  await settle(page);
+  assert.match(await page.locator('h1').textContent(), /Depression follow-up/);
+  for (const hash of ['#/', `#/trials/${TRIAL}`, `#/submissions/${reportId}`, '#/leaderboard', '#/methodology', '#/no/such/page']) {
+    await go(page, hash);
+    const before = await page.locator('h1').textContent();
+    await page.reload();
+    await settle(page);
+    assert.equal(await page.locator('h1').textContent(), before, `reload keeps ${hash}`);
+  }
+  await closePage(page);
+});
+
+test('the leaderboard lists a vendor after 3 runs, with a loading badge and copyable embeds', async () => {
+  for (const name of ['reference', 'misspelled']) await submitViaApi({ script_id: TRIAL, vendor: vendorRun, scribe_output: note(TRIAL, name) });
+  const page = await openPage(1280, { permissions: ['clipboard-read', 'clipboard-write'] });
+  await go(page, '#/leaderboard');
+  const row = page.locator('table.leaderboard tbody tr', { hasText: vendorRun });
+  await row.waitFor();
+  assert.match(await row.textContent(), /\b3\b/, 'three runs');
+  const card = page.locator('.badge-card', { hasText: vendorRun });
+  const badge = card.locator('img.badge-img');
+  await badge.waitFor();
+  await page.waitForFunction((img) => img.complete, await badge.elementHandle());
+  assert.ok(await badge.evaluate((img) => img.naturalWidth) > 0, 'the badge image loaded');
+  assert.ok(await card.locator('svg.dist').count() === 1, 'a distribution chart');
+
+  const markdown = await card.getByLabel('Markdown').inputValue();
+  assert.match(markdown, /^\[!\[scribe-trials Trial Pass: Browser Test \d+\]\(http:\/\/127\.0\.0\.1:\d+\/scribe-trials\/api\/badge\/Browser%20Test%20\d+\.svg\)\]\(/);
+  assert.match(await card.getByLabel('HTML').inputValue(), /^<a href="[^"]+#\/leaderboard"><img src="[^"]+\/api\/badge\/Browser%20Test%20\d+\.svg" alt="[^"]+"><\/a>$/);
+  await card.getByRole('button', { name: 'Copy' }).first().click();
+  await card.getByText('Copied.').first().waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), markdown);
+
+  // Sorting: the Runs header toggles aria-sort and reorders.
+  const runsHeader = page.locator('table.leaderboard th', { hasText: 'Runs' });
+  await runsHeader.getByRole('button').click();
+  assert.equal(await runsHeader.getAttribute('aria-sort'), 'descending');
+  await runsHeader.getByRole('button').click();
+  assert.equal(await runsHeader.getAttribute('aria-sort'), 'ascending');
+  const runs = await page.locator('table.leaderboard tbody tr td:nth-child(6)').allTextContents();
+  assert.deepEqual(runs.map(Number), [...runs.map(Number)].sort((a, b) => a - b));
+  await closePage(page);
+});
+
+test('an XSS payload as vendor name is rejected with 422 and shown next to the vendor field', async () => {
+  const page = await openPage(1280);
+  page.allowedProblems.push(/Failed to load resource: the server responded with a status of 422/);
+  await go(page, `#/trials/${TRIAL}`);
+  await page.getByLabel('Vendor name').fill('<img src=x onerror=window.__xss=1>');
+  await page.getByLabel('Scribe output').fill(note(TRIAL, 'reference'));
+  const [response] = await Promise.all([
+    page.waitForResponse('**/api/submit'),
+    page.getByRole('button', { name: 'Grade this note' }).click(),
+  ]);
+  assert.equal(response.status(), 422);
+  const error = page.locator('#vendor-error');
+  await error.waitFor({ state: 'visible' });
+  assert.match(await error.textContent(), /vendor/i);
+  assert.equal(await page.getByLabel('Vendor name').getAttribute('aria-invalid'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'vendor');
+  assert.equal(await page.locator('#scribe_output-error').isVisible(), false);
+  assert.match(page.url(), /#\/trials\//, 'still on the trial page');
+  await screenshot(page, 'trial-vendor-error');
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.equal(await page.locator('img[src="x"], main script').count(), 0);
+  await closePage(page);
+});
+
+test('XSS payloads inside the note are shown as text and never execute (submitted at 375 px)', async () => {
+  const page = await openPage(375);
+  const text = `${note(TRIAL, 'reference')}\n${XSS_NOTE_PAYLOADS.join('\n')}\n`;
+  await submitViaForm(page, { vendor: vendorRun, text });
+  await page.waitForTimeout(300); // give any injected handler the chance to run
+  const noteText = await page.locator('#note .note-text').textContent();
+  for (const payload of XSS_NOTE_PAYLOADS) assert.ok(noteText.includes(payload), `the note shows ${payload} as text`);
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.equal(await page.locator('img[src="x"]').count(), 0, 'no <img> injected');
+  assert.equal(await page.locator('body script:not([src])').count(), 0, 'no <script> injected');
+  assert.equal(await page.locator('#note .note-text *:not(mark)').count(), 0, 'the note holds only text and <mark>s');
+  await assertNoHorizontalScroll(page, 'report');
+  await screenshot(page, 'report-xss-note');
+  await closePage(page);
+});
+
+test('an unknown submission and an unknown trial get helpful pages', async () => {
+  const page = await openPage(1280);
+  page.allowedProblems.push(/Failed to load resource: the server responded with a status of 404/);
+  await go(page, '#/submissions/does-not-exist');
+  assert.equal(await page.locator('h1').textContent(), 'No such submission');
+  await go(page, '#/trials/99-no-such-trial');
+  assert.equal(await page.locator('h1').textContent(), 'No such trial');
+  await go(page, '#/trial/03-depression-suicidal-ideation');
+  assert.equal(await page.locator('h1').textContent(), 'Page not found');
+  assert.equal(await page.getByRole('link', { name: `#/trials/${TRIAL}` }).count(), 1, 'suggests the route meant');
+  await closePage(page);
+});
+
+for (const width of WIDTHS) {
+  test(`every route renders at ${width} px, passes axe and logs nothing`, async () => {
+    const routes = [
+      { name: 'trials', hash: '#/', check: async (p) => assert.ok(await p.locator('.cards .card').count() >= 8 && await p.locator('.card .hash').count() >= 8, 'trial cards with corpus hashes') },
+      { name: 'trial', hash: `#/trials/${TRIAL}`, check: async (p) => assert.ok((await p.locator('.encounter').textContent()).length > 500 && await p.locator('.warning').count() === 1 && await p.locator('.instructions').count() === 1) },
+      { name: 'report', hash: `#/submissions/${reportId}`, check: async (p) => assert.ok(await p.locator('.banner-unsafe').count() === 1 && await p.locator('#meds .med').count() >= 1) },
+      { name: 'leaderboard', hash: '#/leaderboard', check: async (p) => assert.ok(await p.locator('table.leaderboard tbody tr').count() >= 1) },
+      { name: 'methodology', hash: '#/methodology', check: async (p) => assert.match(await p.locator('main').textContent(), /Grader[\s\S]*Assertion[\s\S]*Normalisers/) },
+      { name: 'notfound', hash: '#/no/such/page', check: async (p) => assert.equal(await p.locator('h1').textContent(), 'Page not found') },
+    ];
+    const page = await openPage(width);
+    for (const route of routes) {
+      await go(page, route.hash);
+      await route.check(page);
+      if (route.name === 'methodology' && width > 600) await page.locator('details').evaluateAll((all) => all.forEach((d) => { d.open = true; }));
+      await assertNoHorizontalScroll(page, route.name);
+      await screenshot(page, route.name);
+      await axeCheck(page, `${route.name} at ${width} px`);
+    }
+    await closePage(page);
+  });
+}

@@ -47,6 +47,7 @@ function scoring(m) {
     el('dl', { class: 'rules' }, Object.entries(scores).map(([k, v]) => el('div', {}, el('dt', {}, humanize(k)), el('dd', {}, String(v))))),
     el('h3', {}, 'Default credit per medication'),
     table({
+      stack: false,
       caption: 'Default credit per medication',
       head: ['Field', { label: 'Credit', num: true }],
       rows: Object.entries(credit).sort(byOrder(CREDIT_ORDER)).map(([k, v]) => el('tr', {}, el('th', { scope: 'row' }, humanize(k)), el('td', {}, v ? Number(v).toFixed(2) : 'reported, no credit'))),
@@ -92,10 +93,10 @@ function normalisers(m) {
   const synonyms = m.clinical_synonyms ?? [];
   return section('Normalisers', 'normalisers',
     el('p', {}, 'How doses, frequencies, routes and actions written in a note are read. Expected values in the trials are parsed by the same tables.'),
-    details('Frequencies', frequencies.length, table({ caption: 'Frequencies', head: ['Pattern', 'Per day', 'As needed'], rows: rowsOf(frequencies, ['pattern', 'per_day', 'prn']) })),
-    details('Units', units.length, table({ caption: 'Units', head: ['Written', 'Unit', 'Factor', 'Family'], rows: rowsOf(units, ['token', 'unit', 'factor', 'family']) })),
-    details('Routes', routes.length, table({ caption: 'Routes', head: ['Written', 'Route'], rows: rowsOf(routes, ['phrase', 'route']) })),
-    details('Actions', actions.length, table({ caption: 'Actions', head: ['Phrase', 'Action', 'Where'], rows: rowsOf(actions, ['phrase', 'action', 'where']) })),
+    details('Frequencies', frequencies.length, table({ stack: false, caption: 'Frequencies', head: ['Pattern', 'Per day', 'As needed'], rows: rowsOf(frequencies, ['pattern', 'per_day', 'prn']) })),
+    details('Units', units.length, table({ stack: false, caption: 'Units', head: ['Written', 'Unit', 'Factor', 'Family'], rows: rowsOf(units, ['token', 'unit', 'factor', 'family']) })),
+    details('Routes', routes.length, table({ stack: false, caption: 'Routes', head: ['Written', 'Route'], rows: rowsOf(routes, ['phrase', 'route']) })),
+    details('Actions', actions.length, table({ stack: false, caption: 'Actions', head: ['Phrase', 'Action', 'Where'], rows: rowsOf(actions, ['phrase', 'action', 'where']) })),
     details('Clinical synonyms', synonyms.length, el('ul', { class: 'term-list' },
       synonyms.map((pair) => el('li', {}, Array.isArray(pair) ? [el('code', {}, String(pair[0])), ' ≡ ', el('code', {}, String(pair[1]))] : plain(pair))))));
 }

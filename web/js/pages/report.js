@@ -90,7 +90,8 @@ function header(result, id) {
         result.created_at ? el('span', {}, 'Submitted ', el('time', { datetime: result.created_at }, when(result.created_at))) : null,
         el('span', {}, 'Submission ', el('code', {}, id)),
         result.difficulty ? chip(result.difficulty, `difficulty-${result.difficulty}`) : null,
-        result.sealed ? chip('sealed trial', 'neutral') : null)),
+        result.sealed ? chip('sealed trial', 'neutral') : null,
+        result.script_id ? el('a', { href: `#/trials/${encodeURIComponent(result.script_id)}` }, 'Grade another note') : null)),
   ];
 }
 

@@ -67,7 +67,7 @@ void ScribeVersion(sqlite3_context* ctx, int, sqlite3_value**) {
 
 void ScribeLoadCorpus(sqlite3_context* ctx, int, sqlite3_value** argv) {
   Firewall(ctx, [&] {
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) throw SqlError(SQLITE_MISUSE, "scribe_load_corpus: directory must not be NULL");
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) throw SqlError(SQLITE_ERROR, "scribe_load_corpus: directory must not be NULL");
     int n = LoadCorpusIntoDb(sqlite3_context_db_handle(ctx), Arg(argv[0]));
     std::lock_guard<std::mutex> lock(Conn(ctx).mu);
     Conn(ctx).trials.clear();
@@ -86,7 +86,7 @@ void RxnormLookup(sqlite3_context* ctx, int, sqlite3_value** argv) {
 
 void GradeSubmission(sqlite3_context* ctx, int, sqlite3_value** argv) {
   Firewall(ctx, [&] {
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) throw SqlError(SQLITE_MISUSE, "grade_submission: script_id must not be NULL");
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) throw SqlError(SQLITE_ERROR, "grade_submission: script_id must not be NULL");
     std::string id = Arg(argv[0]);
     std::string note = Arg(argv[1]);  // NULL grades as an empty note
     std::string corpus_hash;

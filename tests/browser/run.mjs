@@ -138,7 +138,7 @@ async function openPage(width, { permissions = [] } = {}) {
   page.problems = [];
   page.allowedProblems = [];
   page.on('console', (msg) => {
-    if (msg.type() === 'error' || msg.type() === 'warning' && /Content.Security.Policy/i.test(msg.text())) page.problems.push(`console ${msg.type()}: ${msg.text()}`);
+    if (msg.type() === 'error' || (msg.type() === 'warning' && /Content.Security.Policy/i.test(msg.text()))) page.problems.push(`console ${msg.type()}: ${msg.text()}`);
   });
   page.on('pageerror', (error) => page.problems.push(`page error: ${error.message}`));
   page.on('dialog', (dialog) => {

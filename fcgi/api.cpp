@@ -1,0 +1,214 @@
+// api.cpp — routing and the endpoint handlers of api.h.
+#include "api.h"
+
+#include <sqlite3.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "hash.h"
+#include "sqlite_util.h"
+#include "validate.h"
+
+namespace scribe::http {
+
+namespace {
+
+constexpr const char* kJsonCache = "no-cache";
+
+// 16 lower-case hex digits from the kernel's CSPRNG.
+std::string RandomId() {
+  unsigned char bytes[8];
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0) throw std::runtime_error("getrandom failed");
+    got += static_cast<std::size_t>(n);
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string id;
+  for (unsigned char b : bytes) {
+    id += kHex[b >> 4];
+    id += kHex[b & 15];
+  }
+  return id;
+}
+
+bool IsSubmissionId(std::string_view id) {
+  if (id.size() != 16) return false;
+  for (char c : id)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+Response Json(int status, std::string body) {
+  Response r;
+  r.status = status;
+  r.body = std::move(body);
+  r.body += '\n';
+  r.headers.emplace_back("Cache-Control", kJsonCache);
+  return r;
+}
+
+Response MethodNotAllowed(const char* allow, const std::string& method) {
+  Response r = JsonError(405, "method_not_allowed", method + " is not allowed here; use " + std::string(allow));
+  r.headers.emplace_back("Allow", allow);
+  return r;
+}
+
+// One route: a fixed path, or a prefix whose remainder (non-empty, no '/') is the parameter.
+bool TakeParam(std::string_view path, std::string_view prefix, std::string_view suffix, std::string& param) {
+  if (!path.starts_with(prefix) || !path.ends_with(suffix) || path.size() <= prefix.size() + suffix.size()) return false;
+  std::string_view rest = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+  if (rest.find('/') != std::string_view::npos) return false;
+  param.assign(rest);
+  return true;
+}
+
+}  // namespace
+
+Response Api::Handle(const Request& request) {
+  std::string_view path = request.path;
+  if (!path.starts_with(prefix_)) return JsonError(404, "not_found", "no such route: " + request.path);
+  path.remove_prefix(prefix_.size());
+  const bool get = request.method == "GET" || request.method == "HEAD";
+  const char* kGet = "GET, HEAD";
+  std::string param;
+
+  if (path == "/health") return get ? Health() : MethodNotAllowed(kGet, request.method);
+  if (path == "/api/scripts") return get ? Scripts() : MethodNotAllowed(kGet, request.method);
+  if (TakeParam(path, "/api/scripts/", "", param)) return get ? Script(param) : MethodNotAllowed(kGet, request.method);
+  if (path == "/api/submit") return request.method == "POST" ? Submit(request) : MethodNotAllowed("POST", request.method);
+  if (TakeParam(path, "/api/submissions/", "", param))
+    return get ? StoredSubmission(param) : MethodNotAllowed(kGet, request.method);
+  if (path == "/api/leaderboard") return get ? Leaderboard() : MethodNotAllowed(kGet, request.method);
+  if (TakeParam(path, "/api/badge/", ".svg", param))
+    return get ? Badge(param, request.if_none_match) : MethodNotAllowed(kGet, request.method);
+  if (path == "/api/methodology") return get ? Methodology() : MethodNotAllowed(kGet, request.method);
+  return JsonError(404, "not_found", "no such route: " + request.path);
+}
+
+Response Api::JsonBody(const char* endpoint) {
+  Query q = db_.Run(endpoint);
+  if (!q.Step()) throw std::logic_error(std::string(endpoint) + ".sql returned no row");
+  return Json(200, q.Text(0));
+}
+
+Response Api::Health() {
+  Query q = db_.Run("health");
+  if (!q.Step()) throw std::logic_error("health.sql returned no row");
+  return Json(q.Int(1) ? 200 : 503, q.Text(0));
+}
+
+Response Api::Scripts() { return JsonBody("scripts"); }
+
+Response Api::Script(const std::string& id) {
+  Query q = db_.Run("script");
+  q.Bind(":script_id", id);
+  if (!q.Step()) return JsonError(404, "unknown_trial", "unknown trial '" + id + "'");
+  return Json(200, q.Text(0));
+}
+
+Response Api::Submit(const Request& request) {
+  // Size first, without reading: a missing or malformed length is never trusted.
+  if (!request.content_length) return JsonError(411, "length_required", "Content-Length is required");
+  if (*request.content_length > kMaxBodyBytes)
+    return JsonError(413, "body_too_large", "request body is larger than 256 KB (" + std::to_string(kMaxBodyBytes) + " bytes)");
+  if (!IsJsonMediaType(request.content_type))
+    return JsonError(415, "unsupported_media_type", "Content-Type must be application/json");
+  std::string body;
+  if (!request.read_body(body)) return JsonError(400, "incomplete_body", "request body ended before Content-Length bytes");
+
+  auto parsed = ParseSubmission(body);
+  if (auto* problem = std::get_if<BodyProblem>(&parsed)) return JsonError(problem->status, problem->code, problem->message);
+  const auto& s = std::get<Submission>(parsed);
+
+  std::string result;
+  {
+    Query grade = db_.Run("grade");
+    grade.Bind(":script_id", s.script_id).Bind(":scribe_output", s.scribe_output);
+    if (!grade.Step() || grade.IsNull(0)) return JsonError(404, "unknown_trial", "unknown trial '" + s.script_id + "'");
+    result = grade.Text(0);
+  }
+  for (int attempt = 0;; ++attempt) {
+    std::string id = RandomId();
+    try {
+      Query insert = db_.Run("submit");
+      insert.Bind(":id", id).Bind(":vendor", s.vendor).Bind(":scribe_output", s.scribe_output).Bind(":result", result);
+      if (!insert.Step()) throw std::logic_error("submit.sql returned no row");
+      Response r = Json(201, insert.Text(0));
+      r.headers.emplace_back("Location", prefix_ + "/api/submissions/" + id);
+      return r;
+    } catch (const scribe::sql::SqlError& e) {
+      // A random id that already exists (2^-64 per pair): draw another, once.
+      if (e.code() != SQLITE_CONSTRAINT_PRIMARYKEY || attempt > 0) throw;
+    }
+  }
+}
+
+Response Api::StoredSubmission(const std::string& id) {
+  if (!IsSubmissionId(id)) return JsonError(404, "unknown_submission", "unknown submission '" + id + "'");
+  Query q = db_.Run("submission");
+  q.Bind(":id", id);
+  if (!q.Step()) return JsonError(404, "unknown_submission", "unknown submission '" + id + "'");
+  return Json(200, q.Text(0));
+}
+
+Response Api::Leaderboard() { return JsonBody("leaderboard"); }
+
+Response Api::Badge(const std::string& vendor, const std::string& if_none_match) {
+  Query q = db_.Run("badge");
+  q.Bind(":vendor", vendor);
+  if (!q.Step()) throw std::logic_error("badge.sql returned no row");
+  Response r;
+  r.status = q.Int(0) ? 200 : 404;
+  r.content_type = "image/svg+xml";
+  r.body = q.Text(1);
+  std::string etag = "\"" + Sha256Hex(r.body) + "\"";
+  r.headers.emplace_back("Cache-Control", "no-cache");
+  r.headers.emplace_back("ETag", etag);
+  if (r.status == 200 && !if_none_match.empty() && IfNoneMatchMatches(if_none_match, etag)) {
+    r.status = 304;
+    r.body.clear();
+  }
+  return r;
+}
+
+Response Api::Methodology() { return JsonBody("methodology"); }
+
+Response ErrorResponse(std::exception_ptr error) noexcept {
+  try {
+    try {
+      std::rethrow_exception(error);
+    } catch (const scribe::sql::SqlError& e) {
+      int primary = e.code() & 0xFF;
+      std::fprintf(stderr, "scribe-fcgi[%d]: SQLite error %d: %s\n", static_cast<int>(getpid()), e.code(), e.what());
+      if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+        Response r = JsonError(503, "busy", "the database is busy; retry shortly");
+        r.headers.emplace_back("Retry-After", "1");
+        return r;
+      }
+      if (primary == SQLITE_NOMEM) return JsonError(503, "overloaded", "out of memory; retry shortly");
+      return JsonError(500, "internal_error", "internal error");
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "scribe-fcgi[%d]: out of memory\n", static_cast<int>(getpid()));
+      return JsonError(503, "overloaded", "out of memory; retry shortly");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "scribe-fcgi[%d]: %s\n", static_cast<int>(getpid()), e.what());
+      return JsonError(500, "internal_error", "internal error");
+    } catch (...) {
+      std::fprintf(stderr, "scribe-fcgi[%d]: unknown exception\n", static_cast<int>(getpid()));
+      return JsonError(500, "internal_error", "internal error");
+    }
+  } catch (...) {
+    Response r;  // building the error itself failed (no memory): a fixed answer
+    r.status = 503;
+    r.body = "{\"error\":{\"code\":\"overloaded\",\"message\":\"out of memory\"}}\n";
+    return r;
+  }
+}
+
+}  // namespace scribe::http

@@ -1,0 +1,139 @@
+// database.cpp — connections, endpoint statements and the Query wrapper of database.h.
+#include "database.h"
+
+#include <sqlite3.h>
+
+#include <stdexcept>
+
+#include "embedded.h"
+#include "sqlite_util.h"
+
+extern "C" int sqlite3_scribe_init(sqlite3* db, char** pzErrMsg, const struct sqlite3_api_routines* pApi);
+
+namespace scribe::http {
+
+using scribe::sql::SqlError;
+
+namespace {
+
+// Opens a connection with the scribe functions registered and a busy timeout; throws.
+sqlite3* Open(const std::string& path, bool writable) {
+  sqlite3* db = nullptr;
+  int flags = (writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    throw std::runtime_error("cannot open " + path + ": " + msg);
+  }
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  char* err = nullptr;
+  rc = sqlite3_scribe_init(db, &err, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errstr(rc);
+    sqlite3_free(err);
+    sqlite3_close(db);
+    throw std::runtime_error(msg);
+  }
+  return db;
+}
+
+void ExecOrThrow(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    throw std::runtime_error(std::string(sql) + ": " + msg);
+  }
+}
+
+}  // namespace
+
+int PrepareDatabase(const std::string& path, const std::string& corpus_dir) {
+  sqlite3* raw = Open(path, /*writable=*/true);
+  std::unique_ptr<sqlite3, decltype(&sqlite3_close)> db(raw, &sqlite3_close);
+  ExecOrThrow(db.get(), "PRAGMA journal_mode = WAL");
+  if (!corpus_dir.empty()) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db.get(), "SELECT scribe_load_corpus(?1)", -1, &s, nullptr) != SQLITE_OK)
+      throw std::runtime_error(sqlite3_errmsg(db.get()));
+    scribe::sql::Stmt load(s);
+    sqlite3_bind_text(s, 1, corpus_dir.c_str(), -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(s) != SQLITE_ROW) throw std::runtime_error("loading " + corpus_dir + ": " + sqlite3_errmsg(db.get()));
+  }
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db.get(), "SELECT count(*) FROM trials", -1, &s, nullptr) != SQLITE_OK)
+    throw std::runtime_error(sqlite3_errmsg(db.get()));
+  scribe::sql::Stmt count(s);
+  if (sqlite3_step(s) != SQLITE_ROW) throw std::runtime_error(sqlite3_errmsg(db.get()));
+  return sqlite3_column_int(s, 0);
+}
+
+void Database::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+void Database::Finalizer::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+
+Database::Database(const std::string& path) {
+  write_.reset(Open(path, /*writable=*/true));
+  read_.reset(Open(path, /*writable=*/false));
+  for (const char* name : kEndpointNames) {
+    std::string file = std::string("sql/endpoints/") + name + ".sql";
+    std::string_view sql = embedded_file(file);
+    if (sql.empty()) throw std::runtime_error(file + " is not embedded in this build (re-run cmake)");
+    bool writes = sql.find("-- connection: write") != std::string_view::npos;
+    sqlite3* db = writes ? write_.get() : read_.get();
+    sqlite3_stmt* stmt = nullptr;
+    const char* tail = nullptr;
+    if (sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt, &tail) !=
+        SQLITE_OK)
+      throw std::runtime_error(file + ": " + sqlite3_errmsg(db));
+    std::unique_ptr<sqlite3_stmt, Finalizer> owned(stmt);
+    if (!stmt) throw std::runtime_error(file + ": no SQL statement");
+    for (const char* p = tail; p && *p; ++p)
+      if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r')
+        throw std::runtime_error(file + ": one statement per endpoint file");
+    endpoints_.emplace(name, Endpoint{std::move(owned), db});
+  }
+}
+
+Database::~Database() {
+  endpoints_.clear();  // statements before their connections
+}
+
+Query Database::Run(std::string_view endpoint) {
+  auto it = endpoints_.find(endpoint);
+  if (it == endpoints_.end()) throw std::logic_error("no endpoint statement " + std::string(endpoint));
+  return Query(it->second.db, it->second.stmt.get());
+}
+
+Query::~Query() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+Query& Query::Bind(const char* name, std::string_view value) {
+  int index = sqlite3_bind_parameter_index(stmt_, name);
+  if (index == 0) throw std::logic_error(std::string("statement has no parameter ") + name);
+  int rc = sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) throw SqlError(rc, sqlite3_errmsg(db_));
+  return *this;
+}
+
+bool Query::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  // sqlite3_errmsg describes the failed step; keep the extended code for the caller.
+  throw SqlError(sqlite3_extended_errcode(db_), sqlite3_errmsg(db_));
+}
+
+std::string Query::Text(int column) const {
+  const unsigned char* t = sqlite3_column_text(stmt_, column);
+  return t ? std::string(reinterpret_cast<const char*>(t), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)))
+           : std::string();
+}
+
+std::int64_t Query::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+bool Query::IsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+
+}  // namespace scribe::http

@@ -1,0 +1,89 @@
+// database.h — one worker's view of the database: its connections and the endpoint statements.
+//
+// Every endpoint is a named SQL file, sql/endpoints/<name>.sql, compiled into the binary. A
+// worker prepares each once and reuses it for every request (reset and unbound after use).
+// Statements run on a read-only connection unless their file says "-- connection: write";
+// the write connection serves grading and the INSERT. Both connections have the scribe
+// functions registered, WAL journaling (set by the extension's migration) and a busy timeout,
+// so concurrent writers in other workers wait instead of failing.
+//
+//   Database db("data.db");
+//   Query q = db.Run("script");
+//   q.Bind(":script_id", "03-depression-suicidal-ideation");
+//   if (q.Step()) body = q.Text(0);
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace scribe::http {
+
+// The busy timeout of every connection: how long a statement waits for another worker's lock.
+constexpr int kBusyTimeoutMs = 10000;
+
+// The endpoint statements the program uses, by file name under sql/endpoints/.
+inline constexpr const char* kEndpointNames[] = {"health",     "scripts",     "script", "grade",      "submit",
+                                                 "submission", "leaderboard", "badge",  "methodology"};
+
+// Opens `path` read-write, registers the scribe functions (migrating the schema) and, when
+// `corpus_dir` is not empty, loads that corpus. Used once by the supervisor before it forks.
+// Returns the number of trials in the database afterwards. Throws std::runtime_error.
+int PrepareDatabase(const std::string& path, const std::string& corpus_dir);
+
+// One statement in use: bound by parameter name, stepped, then reset and unbound when the Query
+// goes out of scope, so the statement is ready for the next request.
+class Query {
+ public:
+  Query(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  Query(const Query&) = delete;
+  Query& operator=(const Query&) = delete;
+  ~Query();
+
+  // Binds text to a named parameter (":id"); throws when the statement has no such parameter.
+  Query& Bind(const char* name, std::string_view value);
+  // True when a row is available; false when done. Throws scribe::sql::SqlError.
+  bool Step();
+  std::string Text(int column) const;
+  std::int64_t Int(int column) const;
+  bool IsNull(int column) const;
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+};
+
+class Database {
+ public:
+  // Opens both connections and prepares every endpoint; throws std::runtime_error naming the
+  // file and SQLite's message when something is missing or does not compile.
+  explicit Database(const std::string& path);
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  ~Database();
+
+  // The named endpoint statement, ready to bind. Throws std::logic_error for an unknown name.
+  Query Run(std::string_view endpoint);
+
+ private:
+  struct Closer {
+    void operator()(sqlite3* db) const;
+  };
+  struct Finalizer {
+    void operator()(sqlite3_stmt* s) const;
+  };
+  struct Endpoint {
+    std::unique_ptr<sqlite3_stmt, Finalizer> stmt;
+    sqlite3* db;
+  };
+  std::unique_ptr<sqlite3, Closer> read_;
+  std::unique_ptr<sqlite3, Closer> write_;
+  std::map<std::string, Endpoint, std::less<>> endpoints_;
+};
+
+}  // namespace scribe::http

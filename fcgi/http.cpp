@@ -1,0 +1,96 @@
+// http.cpp — status lines, the JSON error shape and the header checks of http.h.
+#include "http.h"
+
+#include <nlohmann/json.hpp>
+
+namespace scribe::http {
+
+using json = nlohmann::json;
+
+Response JsonError(int status, std::string_view code, std::string_view message) {
+  Response r;
+  r.status = status;
+  r.body = json{{"error", {{"code", code}, {"message", message}}}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  r.body += '\n';
+  return r;
+}
+
+const char* StatusReason(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 304: return "Not Modified";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 411: return "Length Required";
+    case 413: return "Content Too Large";
+    case 415: return "Unsupported Media Type";
+    case 422: return "Unprocessable Content";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Unknown";
+  }
+}
+
+std::string ResponseHead(const Response& r) {
+  std::string head = "Status: " + std::to_string(r.status) + " " + StatusReason(r.status) + "\r\n";
+  head += "Content-Type: " + r.content_type + "\r\n";
+  head += "Content-Length: " + std::to_string(r.body.size()) + "\r\n";
+  for (const auto& [name, value] : r.headers) head += name + ": " + value + "\r\n";
+  head += "\r\n";
+  return head;
+}
+
+std::optional<std::size_t> ParseContentLength(const char* value) {
+  if (!value || !*value) return std::nullopt;
+  std::size_t n = 0, digits = 0;
+  for (const char* p = value; *p; ++p, ++digits) {
+    if (*p < '0' || *p > '9' || digits >= 18) return std::nullopt;
+    n = n * 10 + static_cast<std::size_t>(*p - '0');
+  }
+  return n;
+}
+
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool IsJsonMediaType(std::string_view content_type) {
+  std::string_view type = Trim(content_type.substr(0, content_type.find(';')));
+  return EqualsIgnoreCase(type, "application/json");
+}
+
+bool IfNoneMatchMatches(std::string_view if_none_match, std::string_view etag) {
+  std::string_view header = Trim(if_none_match);
+  if (header == "*") return true;
+  while (!header.empty()) {
+    std::size_t comma = header.find(',');
+    std::string_view tag = Trim(header.substr(0, comma));
+    if (tag.starts_with("W/")) tag.remove_prefix(2);
+    if (tag == etag) return true;
+    if (comma == std::string_view::npos) break;
+    header.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace scribe::http

@@ -1,0 +1,132 @@
+// main.cpp — scribe-fcgi: the FastCGI program behind nginx for /scribe-trials.
+//
+//   scribe-fcgi --socket run/fcgi.sock --db data.db --corpus corpus/scripts --workers 4
+//
+// Before forking, the supervisor opens the database once: the extension migrates the schema,
+// WAL is switched on and, with --corpus, the trials are (re)loaded; a bad corpus or database
+// stops the program here with a message. It then creates the Unix socket (mode 0600: only this
+// user, which nginx also runs as, may connect) and supervises the workers (supervisor.h).
+// SIGTERM or SIGINT stops every worker and removes the socket.
+//
+// Options (environment in brackets):
+//   --socket PATH            FastCGI Unix socket to create (required)
+//   --db PATH                SQLite database [SCRIBE_DB, default ./data.db]
+//   --corpus DIR             load this corpus before serving [SCRIBE_CORPUS when set]
+//   --workers N              worker processes [SCRIBE_WORKERS, default 4]
+//   --prefix PATH            mount point of the routes (default /scribe-trials)
+//   --request-timeout SECS   kill a worker stuck on one request this long (default 60)
+//   --memory-limit MB        address-space limit per worker, 0 = none (default 2048)
+//   --pid-file PATH          write the supervisor's pid here
+#include <fcgiapp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "database.h"
+#include "supervisor.h"
+#include "worker.h"
+
+namespace {
+
+struct Options {
+  std::string socket_path;
+  std::string db_path;
+  std::string corpus_dir;
+  std::string pid_file;
+  scribe::http::WorkerOptions worker;
+  scribe::http::SupervisorOptions supervisor;
+};
+
+const char* EnvOr(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+[[noreturn]] void Usage(const char* problem) {
+  std::fprintf(stderr,
+               "scribe-fcgi: %s\n"
+               "usage: scribe-fcgi --socket PATH [--db PATH] [--corpus DIR] [--workers N] [--prefix PATH]\n"
+               "                   [--request-timeout SECS] [--memory-limit MB] [--pid-file PATH]\n",
+               problem);
+  std::exit(64);
+}
+
+long Number(const char* flag, const char* text, long min, long max) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(text, &end, 10);
+  if (errno || !*text || *end || v < min || v > max)
+    Usage((std::string(flag) + " needs a number from " + std::to_string(min) + " to " + std::to_string(max)).c_str());
+  return v;
+}
+
+Options ParseOptions(int argc, char** argv) {
+  Options o;
+  o.db_path = EnvOr("SCRIBE_DB", "./data.db");
+  o.corpus_dir = EnvOr("SCRIBE_CORPUS", "");
+  o.supervisor.workers = static_cast<int>(Number("SCRIBE_WORKERS", EnvOr("SCRIBE_WORKERS", "4"), 1, 256));
+  o.supervisor.memory_limit_mb = 2048;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") Usage("the FastCGI program of scribe-trials");
+    if (i + 1 >= argc) Usage((flag + " needs a value").c_str());
+    const char* value = argv[++i];
+    if (flag == "--socket") o.socket_path = value;
+    else if (flag == "--db") o.db_path = value;
+    else if (flag == "--corpus") o.corpus_dir = value;
+    else if (flag == "--workers") o.supervisor.workers = static_cast<int>(Number("--workers", value, 1, 256));
+    else if (flag == "--prefix") o.worker.mount_prefix = value;
+    else if (flag == "--request-timeout")
+      o.supervisor.request_timeout = std::chrono::seconds(Number("--request-timeout", value, 1, 86400));
+    else if (flag == "--memory-limit") o.supervisor.memory_limit_mb = static_cast<std::size_t>(Number("--memory-limit", value, 0, 1 << 20));
+    else if (flag == "--pid-file") o.pid_file = value;
+    else Usage(("unknown option " + flag).c_str());
+  }
+  if (o.socket_path.empty()) Usage("--socket is required");
+  if (o.socket_path.size() >= 100) Usage("--socket path is too long for a Unix socket");
+  o.worker.db_path = o.db_path;
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = ParseOptions(argc, argv);
+  try {
+    int trials = scribe::http::PrepareDatabase(o.db_path, o.corpus_dir);
+    std::fprintf(stderr, "scribe-fcgi: %s ready with %d trials%s%s\n", o.db_path.c_str(), trials,
+                 o.corpus_dir.empty() ? "" : " loaded from ", o.corpus_dir.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "scribe-fcgi: %s\n", e.what());
+    return 1;
+  }
+
+  if (FCGX_Init() != 0) {
+    std::fprintf(stderr, "scribe-fcgi: FCGX_Init failed\n");
+    return 1;
+  }
+  unlink(o.socket_path.c_str());  // a stale socket from a killed run
+  mode_t old_mask = umask(0077);
+  int fd = FCGX_OpenSocket(o.socket_path.c_str(), 1024);
+  umask(old_mask);
+  if (fd < 0) {
+    std::fprintf(stderr, "scribe-fcgi: cannot listen on %s: %s\n", o.socket_path.c_str(), std::strerror(errno));
+    return 1;
+  }
+  o.worker.listen_fd = fd;
+  if (!o.pid_file.empty()) std::ofstream(o.pid_file) << getpid() << '\n';
+  std::fprintf(stderr, "scribe-fcgi: listening on %s\n", o.socket_path.c_str());
+
+  int status = scribe::http::Supervise(o.supervisor, [&](scribe::http::WorkerSlot& slot) {
+    return scribe::http::RunWorker(o.worker, slot);
+  });
+  close(fd);
+  unlink(o.socket_path.c_str());
+  if (!o.pid_file.empty()) unlink(o.pid_file.c_str());
+  return status;
+}

@@ -1,0 +1,21 @@
+// worker.h — one FastCGI worker process: a database, the API and the FCGX_Accept_r loop.
+#pragma once
+
+#include <string>
+
+#include "supervisor.h"
+
+namespace scribe::http {
+
+struct WorkerOptions {
+  int listen_fd = 0;                       // the shared FastCGI socket
+  std::string db_path;
+  std::string mount_prefix = "/scribe-trials";
+};
+
+// Serves requests until SIGTERM/SIGINT (the current request is finished first). Each request
+// runs inside an exception firewall; its start time is published in `slot` for the watchdog.
+// Returns the process exit status: 0 after a clean stop, 2 when the database cannot be opened.
+int RunWorker(const WorkerOptions& options, WorkerSlot& slot);
+
+}  // namespace scribe::http

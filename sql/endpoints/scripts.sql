@@ -1,0 +1,16 @@
+-- scripts.sql — GET /scribe-trials/api/scripts: the trial cards, never the ground truth.
+-- Read-only. Columns are listed one by one so ground_truth and definition cannot leak.
+--
+--   curl -s http://127.0.0.1:4779/scribe-trials/api/scripts | jq '.[0]'
+SELECT json_group_array(json_object(
+         'id',           id,
+         'title',        title,
+         'difficulty',   difficulty,
+         'summary',      summary,
+         'sealed',       json(CASE WHEN sealed THEN 'true' ELSE 'false' END),
+         'version_hash', version_hash,
+         'corpus_hash',  corpus_hash
+       )) AS body
+FROM (SELECT id, title, difficulty, summary, sealed, version_hash, corpus_hash
+      FROM trials
+      ORDER BY id);

@@ -1,0 +1,27 @@
+-- submit.sql — POST /scribe-trials/api/submit, step 2 of 2: persist the graded result.
+-- connection: write. One INSERT (its own transaction): the row carries the corpus hash and
+-- grader version from the result, and the stored result gains id, vendor and created_at, so
+-- GET /api/submissions/:id returns exactly what the submitter was answered.
+--
+--   :id            16 random hex digits chosen by the program
+--   :vendor        validated vendor name
+--   :scribe_output the note as submitted
+--   :result        grade.sql's JSON
+INSERT INTO submissions (id, script_id, vendor, created_at, corpus_hash, grader_version,
+                         score_total, score_drug, score_mental, score_fabrication, unsafe,
+                         scribe_output, result)
+SELECT :id,
+       json_extract(g.r, '$.script_id'),
+       :vendor,
+       g.now,
+       json_extract(g.r, '$.corpus_hash'),
+       json_extract(g.r, '$.grader_version'),
+       json_extract(g.r, '$.score_total'),
+       json_extract(g.r, '$.score_drug'),
+       json_extract(g.r, '$.score_mental'),
+       json_extract(g.r, '$.score_fabrication'),
+       json_extract(g.r, '$.unsafe'),
+       :scribe_output,
+       json_set(g.r, '$.id', :id, '$.vendor', :vendor, '$.created_at', g.now)
+FROM (SELECT json(:result) AS r, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now) AS g
+RETURNING result;

@@ -1,0 +1,69 @@
+# scripts/lib.sh — shared set-up for scripts/serve, scripts/test and the benchmarks. Source it:
+#
+#   source "$(dirname "$0")/lib.sh"
+#   scribe_install_packages        # as root: apt-get install what is missing (else just check)
+#   scribe_build build             # cmake configure + build into ./build
+#   scribe_render_nginx RUN_DIR    # nginx.conf from nginx/nginx.conf.template
+#
+# Functions print what they do on stderr and return non-zero on failure; nothing here exits
+# the caller's shell on its own.
+
+SCRIBE_REPO=${SCRIBE_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+
+# Debian 12 packages the build, the server and the test suites need.
+SCRIBE_PACKAGES=(cmake g++ pkg-config libsqlite3-dev sqlite3 libyaml-cpp-dev nlohmann-json3-dev
+  libfcgi-dev libcurl4-openssl-dev libssl-dev nginx-light libgtest-dev libbenchmark-dev
+  python3 curl jq)
+
+scribe_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+
+# The packages of "$@" (default SCRIBE_PACKAGES) that are not installed.
+scribe_missing_packages() {
+  local p status
+  for p in "${@:-${SCRIBE_PACKAGES[@]}}"; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) || status=
+    [[ $status == "install ok installed" ]] || printf '%s\n' "$p"
+  done
+}
+
+# Installs missing packages ("$@" adds to SCRIBE_PACKAGES). apt-get update runs only when
+# something is missing. Without root, reports what is missing and fails if anything is.
+scribe_install_packages() {
+  local missing
+  mapfile -t missing < <(scribe_missing_packages "${SCRIBE_PACKAGES[@]}" "$@")
+  ((${#missing[@]} == 0)) && return 0
+  if ((EUID != 0)); then
+    scribe_log "missing Debian packages (run as root to install): ${missing[*]}"
+    return 1
+  fi
+  scribe_log "installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# Configures (once) and builds every target into $1 (default build/, relative to the repo).
+scribe_build() {
+  local dir=${1:-build}
+  [[ $dir == /* ]] || dir=$SCRIBE_REPO/$dir
+  scribe_log "building into $dir"
+  cmake -S "$SCRIBE_REPO" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+    cmake --build "$dir" -j "$(nproc)" >/dev/null
+}
+
+# Writes $1/nginx.conf from the template, with $1 as the run directory (pid, logs, temp files)
+# and $1/htdocs/scribe-trials linked to web/. Reads HOST, PORT, FCGI_SOCKET, SUBMIT_RATE
+# (default 10r/s) and SUBMIT_BURST (default 20) from the environment.
+scribe_render_nginx() {
+  local RUN_DIR=$1 HTDOCS=$1/htdocs NGINX_CONF_DIR=${NGINX_CONF_DIR:-/etc/nginx} NGINX_USER=
+  local SUBMIT_RATE=${SUBMIT_RATE:-10r/s} SUBMIT_BURST=${SUBMIT_BURST:-20}
+  mkdir -p "$RUN_DIR/tmp" "$HTDOCS" || return 1
+  ln -sfn "$SCRIBE_REPO/web" "$HTDOCS/scribe-trials" || return 1
+  # As root, nginx would hand its workers to "nobody"; keep them as the invoking user.
+  ((EUID == 0)) && NGINX_USER="user $(id -un) $(id -gn);"
+  local conf var
+  conf=$(<"$SCRIBE_REPO/nginx/nginx.conf.template") || return 1
+  for var in HOST PORT RUN_DIR HTDOCS FCGI_SOCKET SUBMIT_RATE SUBMIT_BURST NGINX_USER NGINX_CONF_DIR; do
+    conf=${conf//"\${$var}"/${!var}}
+  done
+  printf '%s\n' "$conf" >"$RUN_DIR/nginx.conf"
+}

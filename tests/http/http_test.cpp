@@ -1,0 +1,114 @@
+// http_test.cpp — the pure helpers of fcgi/: vendor rules, submit-body parsing, header checks.
+// The HTTP suites (test_*.py) cover the same rules end to end through nginx.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "http.h"
+#include "validate.h"
+
+namespace scribe::http {
+namespace {
+
+TEST(VendorProblem, AcceptsTheAllowedAlphabet) {
+  EXPECT_EQ(VendorProblem("Acme Scribe 2.1 (beta) x_y-z+w"), std::nullopt);
+  EXPECT_EQ(VendorProblem("7"), std::nullopt);
+  EXPECT_EQ(VendorProblem(std::string(64, 'a')), std::nullopt);
+}
+
+TEST(VendorProblem, NamesTheRuleThatFailed) {
+  EXPECT_EQ(VendorProblem(""), "vendor must not be empty");
+  EXPECT_EQ(VendorProblem(std::string(65, 'a')), "vendor must be at most 64 characters (got 65)");
+  EXPECT_EQ(VendorProblem(" a"), "vendor must start with an ASCII letter or digit");
+  EXPECT_EQ(VendorProblem("(a)"), "vendor must start with an ASCII letter or digit");
+  EXPECT_EQ(VendorProblem("a "), "vendor must not end with a space");
+  EXPECT_EQ(VendorProblem("a  b"), "vendor must not contain two spaces in a row");
+  EXPECT_EQ(VendorProblem("a<b"),
+            "vendor may contain only ASCII letters, digits, spaces and . _ - + ( ); '<' at position 2 is not allowed");
+  EXPECT_EQ(VendorProblem("ab\xc3\xa9"),
+            "vendor may contain only ASCII letters, digits, spaces and . _ - + ( ); a non-ASCII character at position "
+            "3 is not allowed");
+  EXPECT_EQ(VendorProblem(std::string("a\0b", 3)),
+            "vendor may contain only ASCII letters, digits, spaces and . _ - + ( ); a control character at position 2 "
+            "is not allowed");
+}
+
+TEST(VendorProblem, CountsCharactersNotBytes) {
+  std::string e_acute = "\xc3\xa9";
+  std::string name;
+  for (int i = 0; i < 65; ++i) name += e_acute;
+  EXPECT_EQ(VendorProblem(name), "vendor must be at most 64 characters (got 65)");
+}
+
+TEST(ParseSubmission, ValidBody) {
+  auto r = ParseSubmission(R"({"script_id":"03-x","vendor":"Acme","scribe_output":"","extra":1})");
+  ASSERT_TRUE(std::holds_alternative<Submission>(r));
+  EXPECT_EQ(std::get<Submission>(r).script_id, "03-x");
+  EXPECT_EQ(std::get<Submission>(r).scribe_output, "");
+}
+
+TEST(ParseSubmission, Problems) {
+  auto problem = [](std::string_view body) {
+    auto r = ParseSubmission(body);
+    EXPECT_TRUE(std::holds_alternative<BodyProblem>(r)) << body;
+    const auto& p = std::get<BodyProblem>(r);
+    return std::to_string(p.status) + " " + p.code + " " + p.message;
+  };
+  EXPECT_EQ(problem("{"), "400 malformed_json request body is not valid JSON");
+  EXPECT_EQ(problem("{\"vendor\":\"\xff\"}"), "400 malformed_json request body is not valid JSON");
+  EXPECT_EQ(problem("[]"), "422 invalid_body request body must be a JSON object");
+  EXPECT_EQ(problem("{}"), "422 missing_field script_id is required");
+  EXPECT_EQ(problem(R"({"script_id":1})"), "422 invalid_field script_id must be a string");
+  EXPECT_EQ(problem(R"({"script_id":"a"})"), "422 missing_field vendor is required");
+  EXPECT_EQ(problem(R"({"script_id":"a","vendor":"v"})"), "422 missing_field scribe_output is required");
+  EXPECT_EQ(problem(R"({"script_id":"a","vendor":"v","scribe_output":null})"),
+            "422 invalid_field scribe_output must be a string");
+  std::string long_note = R"({"script_id":"a","vendor":"v","scribe_output":")" + std::string(200001, 'x') + "\"}";
+  EXPECT_EQ(problem(long_note), "422 invalid_field scribe_output must be at most 200000 characters (got 200001)");
+}
+
+TEST(Headers, ContentLength) {
+  EXPECT_EQ(ParseContentLength("0"), 0u);
+  EXPECT_EQ(ParseContentLength("262144"), 262144u);
+  EXPECT_EQ(ParseContentLength(nullptr), std::nullopt);
+  EXPECT_EQ(ParseContentLength(""), std::nullopt);
+  EXPECT_EQ(ParseContentLength("-1"), std::nullopt);
+  EXPECT_EQ(ParseContentLength("1e3"), std::nullopt);
+  EXPECT_EQ(ParseContentLength(" 1"), std::nullopt);
+  EXPECT_EQ(ParseContentLength("9999999999999999999"), std::nullopt);
+}
+
+TEST(Headers, JsonMediaType) {
+  EXPECT_TRUE(IsJsonMediaType("application/json"));
+  EXPECT_TRUE(IsJsonMediaType("Application/JSON; charset=utf-8"));
+  EXPECT_FALSE(IsJsonMediaType(""));
+  EXPECT_FALSE(IsJsonMediaType("text/json"));
+  EXPECT_FALSE(IsJsonMediaType("application/json-patch+json"));
+}
+
+TEST(Headers, IfNoneMatch) {
+  EXPECT_TRUE(IfNoneMatchMatches("\"abc\"", "\"abc\""));
+  EXPECT_TRUE(IfNoneMatchMatches("W/\"abc\"", "\"abc\""));
+  EXPECT_TRUE(IfNoneMatchMatches("\"x\", \"abc\"", "\"abc\""));
+  EXPECT_TRUE(IfNoneMatchMatches(" * ", "\"abc\""));
+  EXPECT_FALSE(IfNoneMatchMatches("\"abcd\"", "\"abc\""));
+  EXPECT_FALSE(IfNoneMatchMatches("abc", "\"abc\""));
+}
+
+TEST(Errors, JsonShapeAndEscaping) {
+  Response r = JsonError(404, "unknown_trial", "unknown trial '\"<x>\xff'");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.content_type, "application/json");
+  EXPECT_EQ(r.body, "{\"error\":{\"code\":\"unknown_trial\",\"message\":\"unknown trial '\\\"<x>\xef\xbf\xbd'\"}}\n");
+}
+
+TEST(Errors, ResponseHeadStartsWithStatusAndContentType) {
+  Response r = JsonError(422, "invalid_field", "x");
+  r.headers.emplace_back("Allow", "POST");
+  std::string head = ResponseHead(r);
+  EXPECT_EQ(head.rfind("Status: 422 Unprocessable Content\r\nContent-Type: application/json\r\nContent-Length: ", 0), 0u);
+  EXPECT_NE(head.find("\r\nAllow: POST\r\n\r\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace scribe::http

@@ -1,0 +1,495 @@
+"""test_api.py — every endpoint and every error status of the HTTP API, through nginx.
+
+One stack for the module (scripts/serve on a free port, temporary database), started with a
+copy of corpus/scripts plus one sealed trial. Exact bodies and messages are the contract
+(docs/http-api.md).
+"""
+
+import gzip
+import hashlib
+import json
+import os
+import re
+import shutil
+import sqlite3
+import tempfile
+import unittest
+import urllib.parse
+import xml.etree.ElementTree as ET
+
+from harness import REPO, Stack, parse_cgi
+
+TRIAL = "03-depression-suicidal-ideation"
+SEALED = "99-sealed-depression"
+PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+JSON = {"Content-Type": "application/json"}
+ALLOWED = "vendor may contain only ASCII letters, digits, spaces and . _ - + ( ); "
+
+
+def error(code, message):
+    return {"error": {"code": code, "message": message}}
+
+
+def reference_note(trial):
+    with open(os.path.join(REPO, "tests", "fixtures", "notes", trial, "reference.txt"), encoding="utf-8") as f:
+        return f.read()
+
+
+def setUpModule():
+    global stack, corpus_dir
+    corpus_dir = tempfile.mkdtemp(prefix="scribe-corpus-")
+    src = os.path.join(REPO, "corpus", "scripts")
+    for name in os.listdir(src):
+        shutil.copy(os.path.join(src, name), corpus_dir)
+    with open(os.path.join(src, TRIAL + ".yaml"), encoding="utf-8") as f:
+        sealed = f.read().replace(f"id: {TRIAL}\n", f"id: {SEALED}\n", 1)
+    with open(os.path.join(corpus_dir, SEALED + ".yaml"), "w", encoding="utf-8") as f:
+        f.write(sealed.rstrip("\n") + "\nsealed: true\n")
+    stack = Stack(corpus=corpus_dir, workers=2).start()
+
+
+def tearDownModule():
+    try:
+        stack.stop()
+    finally:
+        stack.cleanup()
+        shutil.rmtree(corpus_dir, ignore_errors=True)
+
+
+class Health(unittest.TestCase):
+    def test_health(self):
+        r = stack.request("GET", "/health")
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.headers["content-type"], "application/json")
+        body = r.json()
+        self.assertEqual(set(body), {"ok", "grader_version", "schema_version", "trials", "corpus_hash"})
+        self.assertIs(body["ok"], True)
+        self.assertEqual(body["trials"], 11)
+        self.assertRegex(body["corpus_hash"], r"^[0-9a-f]{64}$")
+
+    def test_security_headers_on_pages_and_api(self):
+        for path in ("/", "/health", "/api/scripts", "/api/nope"):
+            r = stack.request("GET", path)
+            self.assertEqual(r.headers["content-security-policy"], PAGE_CSP, path)
+            self.assertNotIn("unsafe-inline", r.headers["content-security-policy"])
+            self.assertEqual(r.headers["x-content-type-options"], "nosniff", path)
+            self.assertEqual(r.headers["referrer-policy"], "no-referrer", path)
+            self.assertEqual(r.headers["x-frame-options"], "DENY", path)
+            self.assertEqual(r.headers["server"], "nginx", path)  # no version
+
+    def test_head(self):
+        r = stack.request("HEAD", "/api/scripts")
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.body, b"")
+
+
+class Scripts(unittest.TestCase):
+    GROUND_TRUTH_WORDS = ("ground_truth", "fabrication_traps", "mental_flags", "deferred_dx", "definition", "weights")
+
+    def test_list_has_cards_and_no_ground_truth(self):
+        r = stack.request("GET", "/api/scripts")
+        self.assertEqual(r.status, 200)
+        cards = r.json()
+        self.assertEqual(len(cards), 11)
+        self.assertEqual([c["id"] for c in cards], sorted(c["id"] for c in cards))
+        for c in cards:
+            self.assertEqual(set(c), {"id", "title", "difficulty", "summary", "sealed", "version_hash", "corpus_hash"})
+            self.assertIn(c["difficulty"], ("easy", "medium", "hard"))
+        self.assertEqual({c["id"]: c["sealed"] for c in cards}[SEALED], True)
+        for word in self.GROUND_TRUTH_WORDS:
+            self.assertNotIn(word.encode(), r.body)
+
+    def test_detail_has_encounter_and_no_ground_truth(self):
+        r = stack.request("GET", f"/api/scripts/{TRIAL}")
+        self.assertEqual(r.status, 200)
+        card = r.json()
+        self.assertEqual(set(card), {"id", "title", "difficulty", "summary", "encounter_text", "instructions",
+                                     "sealed", "version_hash", "corpus_hash"})
+        with stack.db() as db:
+            encounter, instructions = db.execute(
+                "SELECT encounter_text, instructions FROM trials WHERE id = ?", (TRIAL,)).fetchone()
+        self.assertEqual(card["encounter_text"], encounter)
+        self.assertEqual(card["instructions"], instructions)
+        for word in self.GROUND_TRUTH_WORDS:
+            self.assertNotIn(word.encode(), r.body)
+
+    def test_unknown_trial(self):
+        r = stack.request("GET", "/api/scripts/99-nope")
+        self.assertEqual((r.status, r.json()), (404, error("unknown_trial", "unknown trial '99-nope'")))
+
+    def test_path_tricks(self):
+        r = stack.request("GET", "/api/scripts/%00")  # refused by nginx itself
+        self.assertEqual((r.status, r.json()), (400, error("bad_request", "the request is malformed")))
+        for path in ("/api/scripts/x/y", "/api/scripts/%2e%2e"):
+            r = stack.request("GET", path)
+            self.assertEqual(r.status, 404, path)
+            self.assertEqual(r.headers["content-type"], "application/json", path)
+            self.assertIn(r.json()["error"]["code"], ("not_found", "unknown_trial"), path)
+        # nginx resolves dot segments first: inside the site they land on the app's index.html,
+        # above its root nginx refuses them; never a file outside web/
+        index = stack.request("GET", "/")
+        r = stack.request("GET", "/api/submissions/..%2F..%2Fetc%2Fpasswd")
+        self.assertEqual((r.status, r.body), (200, index.body))
+        r = stack.request("GET", "/api/scripts/..%2F..%2F..%2F..%2Fetc%2Fpasswd")
+        self.assertEqual((r.status, r.json()), (400, error("bad_request", "the request is malformed")))
+
+
+class Submit(unittest.TestCase):
+    def test_submit_persists_and_returns_the_result(self):
+        note = "Patient on sertaline 50mg daily. Reports insomnia. No SI."
+        r = stack.submit(TRIAL, "Smoke Vendor", note)
+        self.assertEqual(r.status, 201)
+        body = r.json()
+        self.assertRegex(body["id"], r"^[0-9a-f]{16}$")
+        self.assertEqual(body["vendor"], "Smoke Vendor")
+        self.assertEqual(body["script_id"], TRIAL)
+        self.assertEqual(r.headers["location"], f"/scribe-trials/api/submissions/{body['id']}")
+        for k in ("score_total", "score_drug", "score_mental", "score_fabrication"):
+            self.assertIsInstance(body[k], (int, float), k)
+        self.assertIn("ground_truth", body)
+        health = stack.request("GET", "/health").json()
+        self.assertEqual(body["corpus_hash"], health["corpus_hash"])
+        self.assertEqual(body["grader_version"], health["grader_version"])
+        with stack.db() as db:
+            row = db.execute("SELECT script_id, vendor, corpus_hash, grader_version, score_total, unsafe, "
+                             "scribe_output, result FROM submissions WHERE id = ?", (body["id"],)).fetchone()
+        self.assertEqual(row[:4], (TRIAL, "Smoke Vendor", health["corpus_hash"], health["grader_version"]))
+        self.assertEqual(row[4], body["score_total"])
+        self.assertEqual(row[5], int(body["unsafe"]))
+        self.assertEqual(row[6], note)
+        self.assertEqual(json.loads(row[7]), body)
+        again = stack.request("GET", f"/api/submissions/{body['id']}")
+        self.assertEqual(again.status, 200)
+        self.assertEqual(again.json(), body)
+
+    def test_sealed_trial_never_reveals_ground_truth(self):
+        r = stack.submit(SEALED, "Sealed Vendor", reference_note(TRIAL))
+        self.assertEqual(r.status, 201)
+        body = r.json()
+        self.assertIs(body["sealed"], True)
+        self.assertIsNone(body["ground_truth"])
+        for key in ("meds", "mental_flags", "fabrication_traps", "deferred_dx", "allergies"):
+            self.assertNotIn(key, body)
+        stored = stack.request("GET", f"/api/submissions/{body['id']}")
+        self.assertEqual(stored.json(), body)
+
+    def test_empty_note_and_charset_and_case(self):
+        for content_type in ("application/json; charset=utf-8", "Application/JSON"):
+            body = json.dumps({"script_id": TRIAL, "vendor": "Edge Vendor", "scribe_output": ""})
+            r = stack.request("POST", "/api/submit", body, {"Content-Type": content_type})
+            self.assertEqual(r.status, 201, content_type)
+            self.assertEqual(r.json()["note_chars"], 0)
+
+    def test_scribe_output_length_limit(self):
+        words = ("No chest pain today. " * 10000)
+        at_limit = words[:200000]
+        r = stack.submit(TRIAL, "Long Vendor", at_limit)
+        self.assertEqual(r.status, 201)
+        r = stack.submit(TRIAL, "Long Vendor", at_limit + "x")
+        self.assertEqual((r.status, r.json()), (422, error(
+            "invalid_field", "scribe_output must be at most 200000 characters (got 200001)")))
+        # characters, not bytes: 200000 characters in 260000 bytes are fine
+        r = stack.submit(TRIAL, "Long Vendor", "é" * 60000 + at_limit[:140000])
+        self.assertEqual(r.status, 201)
+        self.assertEqual(r.json()["note_chars"], 200000)
+
+    def test_unknown_submission(self):
+        for sid in ("0000000000000000", "not-an-id", "ABCDEF0123456789", "<script>"):
+            r = stack.request("GET", "/api/submissions/" + urllib.parse.quote(sid, safe=""))
+            self.assertEqual((r.status, r.json()), (404, error("unknown_submission", f"unknown submission '{sid}'")))
+
+
+class Errors(unittest.TestCase):
+    """Every refusal has an exact body and writes nothing."""
+
+    def setUp(self):
+        self.before = stack.count_submissions()
+
+    def tearDown(self):
+        self.assertEqual(stack.count_submissions(), self.before, "a failed request wrote a row")
+
+    def post(self, body, headers=JSON):
+        return stack.request("POST", "/api/submit", body, headers)
+
+    def test_415_wrong_content_type(self):
+        body = json.dumps({"script_id": TRIAL, "vendor": "v", "scribe_output": "x"})
+        for headers in ({}, {"Content-Type": "text/plain"}, {"Content-Type": "application/x-www-form-urlencoded"},
+                        {"Content-Type": "application/jsonx"}):
+            r = self.post(body, headers)
+            self.assertEqual((r.status, r.json()), (415, error(
+                "unsupported_media_type", "Content-Type must be application/json")), headers)
+
+    def test_400_malformed_json(self):
+        for body in (b'{"script_id":', b"", b"nope", b'{"a":1}{', b'{"vendor":"\xff\xfe"}'):
+            r = self.post(body)
+            self.assertEqual((r.status, r.json()), (400, error("malformed_json", "request body is not valid JSON")),
+                             body)
+
+    def test_422_fields(self):
+        ok = {"script_id": TRIAL, "vendor": "Vendor", "scribe_output": "x"}
+        cases = [
+            ([], "invalid_body", "request body must be a JSON object"),
+            ("just a string", "invalid_body", "request body must be a JSON object"),
+            ({k: v for k, v in ok.items() if k != "script_id"}, "missing_field", "script_id is required"),
+            ({**ok, "script_id": 3}, "invalid_field", "script_id must be a string"),
+            ({**ok, "script_id": None}, "invalid_field", "script_id must be a string"),
+            ({**ok, "script_id": ""}, "invalid_field", "script_id must not be empty"),
+            ({k: v for k, v in ok.items() if k != "vendor"}, "missing_field", "vendor is required"),
+            ({**ok, "vendor": None}, "invalid_field", "vendor must be a string"),
+            ({**ok, "vendor": ["a"]}, "invalid_field", "vendor must be a string"),
+            ({k: v for k, v in ok.items() if k != "scribe_output"}, "missing_field", "scribe_output is required"),
+            ({**ok, "scribe_output": 42}, "invalid_field", "scribe_output must be a string"),
+            ({**ok, "scribe_output": {"soap": "x"}}, "invalid_field", "scribe_output must be a string"),
+        ]
+        for body, code, message in cases:
+            r = self.post(json.dumps(body))
+            self.assertEqual((r.status, r.json()), (422, error(code, message)), body)
+
+    def test_hostile_vendor_names(self):
+        start = "vendor must start with an ASCII letter or digit"
+        cases = [
+            ("<script>alert(1)</script>", start),
+            ("Acme<script>alert(1)</script>", ALLOWED + "'<' at position 5 is not allowed"),
+            ("</text><script>alert(1)</script>", start),
+            ("x</text><script>", ALLOWED + "'<' at position 2 is not allowed"),
+            ("'; DROP TABLE submissions;--", start),
+            ("a'; DROP TABLE submissions;--", ALLOWED + "''' at position 2 is not allowed"),
+            ("../../etc/passwd", start),
+            ("a/../../etc/passwd", ALLOWED + "'/' at position 2 is not allowed"),
+            ("Ünïcode Scribe", start),
+            ("Scribe Ünïcode", ALLOWED + "a non-ASCII character at position 8 is not allowed"),
+            ("Scribe 😀", ALLOWED + "a non-ASCII character at position 8 is not allowed"),
+            ("A" * 65, "vendor must be at most 64 characters (got 65)"),
+            ("é" * 65, "vendor must be at most 64 characters (got 65)"),
+            ("", "vendor must not be empty"),
+            (" Acme", start),
+            ("Acme ", "vendor must not end with a space"),
+            ("Acme  Scribe", "vendor must not contain two spaces in a row"),
+            ("Acme\tScribe", ALLOWED + "a control character at position 5 is not allowed"),
+            ("Acme\nScribe", ALLOWED + "a control character at position 5 is not allowed"),
+            ("Acme\u0000", ALLOWED + "a control character at position 5 is not allowed"),
+            ("Acme & Co", ALLOWED + "'&' at position 6 is not allowed"),
+            ('Acme "Scribe"', ALLOWED + "'\"' at position 6 is not allowed"),
+            ("Acme/Scribe", ALLOWED + "'/' at position 5 is not allowed"),
+            ("Acme%20Scribe", ALLOWED + "'%' at position 5 is not allowed"),
+        ]
+        for vendor, message in cases:
+            r = stack.submit(TRIAL, vendor, "x")
+            self.assertEqual((r.status, r.json()), (422, error("invalid_field", message)), repr(vendor))
+        with stack.db() as db:  # the SQL one did nothing either
+            self.assertEqual(db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'submissions'").fetchone(),
+                             (1,))
+
+    def test_404_unknown_trial(self):
+        r = stack.submit("99-nope", "Vendor", "x")
+        self.assertEqual((r.status, r.json()), (404, error("unknown_trial", "unknown trial '99-nope'")))
+        r = stack.submit("'; DROP TABLE trials;--", "Vendor", "x")
+        self.assertEqual((r.status, r.json()), (404, error("unknown_trial", "unknown trial ''; DROP TABLE trials;--'")))
+
+    def test_405_with_allow(self):
+        for method, path, allow in (("GET", "/api/submit", "POST"), ("PUT", "/api/submit", "POST"),
+                                    ("POST", "/api/scripts", "GET, HEAD"), ("DELETE", "/api/leaderboard", "GET, HEAD"),
+                                    ("POST", "/health", "GET, HEAD"), ("PATCH", f"/api/scripts/{TRIAL}", "GET, HEAD"),
+                                    ("POST", "/api/badge/x.svg", "GET, HEAD")):
+            r = stack.request(method, path, b"{}" if method != "GET" else None, JSON)
+            self.assertEqual(r.status, 405, (method, path))
+            self.assertEqual(r.headers["allow"], allow)
+            self.assertEqual(r.json(), error("method_not_allowed", f"{method} is not allowed here; use {allow}"))
+
+    def test_404_routes(self):
+        r = stack.request("GET", "/api/nope")
+        self.assertEqual((r.status, r.json()), (404, error("not_found", "no such route: /scribe-trials/api/nope")))
+        r = stack.request("GET", "/elsewhere", prefix="")
+        self.assertEqual((r.status, r.json()), (404, error(
+            "not_found", "no such route; the service lives under /scribe-trials/")))
+
+    def test_413_from_nginx(self):
+        body = json.dumps({"script_id": TRIAL, "vendor": "Big", "scribe_output": "a" * 300000})
+        r = self.post(body)
+        self.assertEqual((r.status, r.json()), (413, error(
+            "body_too_large", "request body is larger than 256 KB (262144 bytes)")))
+        self.assertEqual(r.headers["content-type"], "application/json")
+
+
+class FastCgiDirect(unittest.TestCase):
+    """The program enforces its limits itself, without nginx in front."""
+
+    def setUp(self):
+        self.before = stack.count_submissions()
+
+    def tearDown(self):
+        self.assertEqual(stack.count_submissions(), self.before)
+
+    def call(self, extra, stdin=b""):
+        params = {"REQUEST_METHOD": "POST", "DOCUMENT_URI": "/scribe-trials/api/submit",
+                  "CONTENT_TYPE": "application/json"}
+        params.update(extra)
+        params = {k: v for k, v in params.items() if v is not None}
+        stdout, _ = stack.fastcgi(params, stdin)
+        lines, body = parse_cgi(stdout)
+        self.assertTrue(lines[0].startswith("Status: "), lines)
+        self.assertTrue(lines[1].startswith("Content-Type: "), lines)
+        return int(lines[0].split()[1]), json.loads(body)
+
+    def test_413_without_reading(self):
+        self.assertEqual(self.call({"CONTENT_LENGTH": "300000"}), (413, error(
+            "body_too_large", "request body is larger than 256 KB (262144 bytes)")))
+        self.assertEqual(self.call({"CONTENT_LENGTH": "262145"})[0], 413)
+
+    def test_411_without_a_valid_length(self):
+        expected = (411, error("length_required", "Content-Length is required"))
+        for length in (None, "", "-1", "12abc", " 12", "99999999999999999999"):
+            self.assertEqual(self.call({"CONTENT_LENGTH": length}, b"{}"), expected, length)
+
+    def test_400_short_body(self):
+        self.assertEqual(self.call({"CONTENT_LENGTH": "100"}, b'{"script_id":'), (400, error(
+            "incomplete_body", "request body ended before Content-Length bytes")))
+
+    def test_400_without_document_uri(self):
+        self.assertEqual(self.call({"DOCUMENT_URI": None, "CONTENT_LENGTH": "2"}, b"{}"),
+                         (400, error("bad_request", "DOCUMENT_URI is missing")))
+
+    def test_submit_directly(self):
+        body = json.dumps({"script_id": TRIAL, "vendor": "Direct", "scribe_output": "x"}).encode()
+        status, result = self.call({"CONTENT_LENGTH": str(len(body))}, body)
+        self.assertEqual(status, 201)
+        self.before += 1
+
+
+def svg_ok(testcase, reply, message):
+    testcase.assertEqual(reply.headers["content-type"], "image/svg+xml")
+    testcase.assertEqual(reply.headers["cache-control"], "no-cache")
+    testcase.assertEqual(reply.headers["etag"], '"' + hashlib.sha256(reply.body).hexdigest() + '"')
+    svg = ET.fromstring(reply.body)
+    testcase.assertEqual(svg.get("height"), "20")
+    testcase.assertEqual(svg.get("role"), "img")
+    testcase.assertEqual(svg.get("aria-label"), f"scribe-trials: {message}")
+    testcase.assertEqual(svg.find("{http://www.w3.org/2000/svg}title").text, f"scribe-trials: {message}")
+
+
+class BadgesAndLeaderboard(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        trials = ["01-hypertension-ace-inhibitor-cough", TRIAL, "07-rheumatoid-arthritis-methotrexate"]
+        for t in trials:
+            r = stack.submit(t, "Passing Scribe (v2.1)", reference_note(t))
+            assert r.status == 201 and r.json()["score_total"] >= 0.8, (r.status, r.body[:200])
+        for _ in range(2):
+            assert stack.submit(TRIAL, "Two Runs", "Sertraline 50 mg daily.").status == 201
+        for _ in range(3):
+            assert stack.submit(TRIAL, "Failing Scribe", "Nothing of note.").status == 201
+
+    def badge(self, vendor, headers=None):
+        return stack.request("GET", "/api/badge/" + urllib.parse.quote(vendor, safe="") + ".svg", headers=headers)
+
+    def test_passing_badge_200_and_304(self):
+        r = self.badge("Passing Scribe (v2.1)")
+        self.assertEqual(r.status, 200)
+        svg_ok(self, r, "100% pass")
+        self.assertIn(b'fill="#4c1"', r.body)  # brightgreen
+        etag = r.headers["etag"]
+        for inm in (etag, "W/" + etag, f'"other", {etag}', "*"):
+            again = self.badge("Passing Scribe (v2.1)", {"If-None-Match": inm})
+            self.assertEqual(again.status, 304, inm)
+            self.assertEqual(again.body, b"")
+            self.assertEqual(again.headers["etag"], etag)
+        self.assertEqual(self.badge("Passing Scribe (v2.1)", {"If-None-Match": '"stale"'}).status, 200)
+
+    def test_badges_stay_embeddable_and_uncompressed(self):
+        r = self.badge("Passing Scribe (v2.1)", {"Accept-Encoding": "gzip"})
+        self.assertNotIn("x-frame-options", r.headers)
+        self.assertNotIn("frame-ancestors", r.headers["content-security-policy"])
+        self.assertEqual(r.headers["content-security-policy"], "default-src 'none'")
+        self.assertEqual(r.headers["cross-origin-resource-policy"], "cross-origin")
+        self.assertEqual(r.headers["x-content-type-options"], "nosniff")
+        self.assertNotIn("content-encoding", r.headers)  # gzip would weaken the strong ETag
+        self.assertFalse(r.headers["etag"].startswith("W/"))
+
+    def test_not_passing_badges_are_404_svg(self):
+        for vendor, message in (("Two Runs", "2 of 3 runs"), ("Failing Scribe", None), ("Nobody", "no passing result")):
+            r = self.badge(vendor)
+            self.assertEqual(r.status, 404, vendor)
+            if message:
+                svg_ok(self, r, message)
+            else:
+                self.assertRegex(ET.fromstring(r.body).get("aria-label"), r"^scribe-trials: \d+% below 80%$")
+            etag = r.headers["etag"]
+            self.assertEqual(self.badge(vendor, {"If-None-Match": etag}).status, 404)  # 304 only for a badge
+
+    def test_leaderboard(self):
+        r = stack.request("GET", "/api/leaderboard")
+        self.assertEqual(r.status, 200)
+        board = r.json()
+        keys = {"vendor", "runs", "trials", "avg_score", "stddev", "ci95_low", "ci95_high", "unsafe",
+                "last_submitted_at", "passing"}
+        for row in board:
+            self.assertEqual(set(row), keys)
+            self.assertIsInstance(row["passing"], bool)
+            self.assertGreaterEqual(row["runs"], 3)
+        scores = [row["avg_score"] for row in board]
+        self.assertEqual(scores, sorted(scores, reverse=True))
+        by_vendor = {row["vendor"]: row for row in board}
+        self.assertNotIn("Two Runs", by_vendor)
+        top = by_vendor["Passing Scribe (v2.1)"]
+        self.assertEqual((top["runs"], top["trials"], top["avg_score"], top["stddev"], top["unsafe"], top["passing"]),
+                         (3, 3, 1.0, 0.0, 0, True))
+        self.assertRegex(top["last_submitted_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+        self.assertIs(by_vendor["Failing Scribe"]["passing"], False)
+
+    def test_names_stored_by_other_means_are_escaped(self):
+        # The API refuses these names; an analyst could still insert them with SQL. Every output
+        # escapes them anyway: JSON through the serializer, SVG through badge_svg.
+        evil = 'Evil & Co <svg onload="alert(1)">'
+        rw = sqlite3.connect(stack.db_path, timeout=10)
+        with rw:
+            for i in range(3):
+                rw.execute("INSERT INTO submissions (id, script_id, vendor, corpus_hash, grader_version, score_total, "
+                           "score_drug, score_mental, score_fabrication, unsafe, scribe_output, result) "
+                           "SELECT printf('eeee%012d', ?), script_id, ?, corpus_hash, grader_version, 0.9, 0.9, 0.9, "
+                           "0.9, 0, scribe_output, json_set(result, '$.vendor', ?) FROM submissions LIMIT 1",
+                           (i, evil, evil))
+        rw.close()
+        board = stack.request("GET", "/api/leaderboard")
+        self.assertIn(evil, [row["vendor"] for row in board.json()])
+        self.assertIn(b'Evil & Co <svg onload=\\"alert(1)\\">', board.body)  # a JSON string, quotes escaped
+        stored = stack.request("GET", "/api/submissions/eeee000000000000")
+        self.assertEqual(stored.json()["vendor"], evil)
+        r = self.badge(evil)
+        self.assertEqual(r.status, 200)
+        svg_ok(self, r, "90% pass")
+        self.assertNotIn(b"<svg onload", r.body)
+
+
+class Methodology(unittest.TestCase):
+    def test_methodology(self):
+        r = stack.request("GET", "/api/methodology")
+        self.assertEqual(r.status, 200)
+        body = r.json()
+        self.assertEqual(body["grader_version"], stack.request("GET", "/health").json()["grader_version"])
+        self.assertIn("assertion", body)
+
+
+class StaticAndCompression(unittest.TestCase):
+    def test_spa(self):
+        index = stack.request("GET", "/")
+        self.assertEqual(index.status, 200)
+        self.assertTrue(index.headers["content-type"].startswith("text/html"))
+        self.assertEqual(index.headers["cache-control"], "no-cache")
+        with open(os.path.join(REPO, "web", "index.html"), "rb") as f:
+            self.assertEqual(index.body, f.read())
+        deep = stack.request("GET", "/trials/03")
+        self.assertEqual((deep.status, deep.body), (200, index.body))
+        bare = stack.request("GET", "", prefix="/scribe-trials")
+        self.assertEqual((bare.status, bare.headers["location"].endswith("/scribe-trials/")), (301, True))
+
+    def test_gzip_json(self):
+        r = stack.request("GET", "/api/scripts", headers={"Accept-Encoding": "gzip"})
+        self.assertEqual(r.headers.get("content-encoding"), "gzip")
+        self.assertEqual(r.headers.get("vary"), "Accept-Encoding")
+        plain = stack.request("GET", "/api/scripts")
+        self.assertEqual(gzip.decompress(r.body), plain.body)
+
+
+if __name__ == "__main__":
+    unittest.main()

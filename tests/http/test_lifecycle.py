@@ -1,0 +1,68 @@
+"""test_lifecycle.py — starting and stopping the stack, and the submit rate limit.
+
+Runs scripts/serve with its default limit (10 r/s per address, burst 20) to see 429s, and
+checks that SIGTERM to scripts/serve ends nginx, the supervisor and every worker and removes
+the socket.
+"""
+
+import json
+import os
+import signal
+import time
+import unittest
+
+from harness import Stack, alive
+
+TRIAL = "03-depression-suicidal-ideation"
+
+
+class Lifecycle(unittest.TestCase):
+    def setUp(self):
+        self.stack = Stack(workers=2, submit_rate="10r/s", submit_burst=20).start()
+
+    def tearDown(self):
+        self.stack.cleanup()
+
+    def test_rate_limit_on_submit(self):
+        body = json.dumps({"script_id": "99-nope", "vendor": "Burst", "scribe_output": "x"})
+        statuses, limited = [], None
+        for _ in range(40):  # far faster than 10/s: the burst of 20 is used up
+            r = self.stack.request("POST", "/api/submit", body, {"Content-Type": "application/json"})
+            statuses.append(r.status)
+            if r.status == 429:
+                limited = r
+        self.assertEqual(set(statuses), {404, 429})
+        self.assertGreaterEqual(statuses.count(404), 20)
+        self.assertGreaterEqual(statuses.count(429), 10)
+        self.assertEqual(limited.json(), {"error": {"code": "rate_limited",
+                                                    "message": "too many submissions; slow down and retry"}})
+        self.assertEqual(limited.headers["retry-after"], "1")
+        self.assertEqual(limited.headers["content-type"], "application/json")
+        # Reads are not limited.
+        self.assertEqual({self.stack.request("GET", "/api/scripts").status for _ in range(40)}, {200})
+
+    def test_sigterm_stops_everything(self):
+        socket_path = self.stack.socket_path()
+        self.assertTrue(os.path.exists(socket_path))
+        started = time.monotonic()
+        status, pids = self.stack.stop()
+        self.assertEqual(status, 0)
+        self.assertLess(time.monotonic() - started, 10)
+        self.assertEqual([p for p in pids if alive(p)], [])
+        self.assertFalse(os.path.exists(socket_path))
+        log = self.stack.read_log()
+        self.assertIn("stopping 2 workers", log)
+        self.assertIn("serve: stopped", log)
+
+    def test_dead_nginx_stops_the_service(self):
+        pids = [self.stack.supervisor_pid()] + self.stack.worker_pids()
+        os.kill(self.stack.nginx_pid(), signal.SIGKILL)
+        self.assertNotEqual(self.stack.proc.wait(15), 0)
+        deadline = time.monotonic() + 5
+        while any(alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual([p for p in pids if alive(p)], [])
+
+
+if __name__ == "__main__":
+    unittest.main()

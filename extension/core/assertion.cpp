@@ -39,9 +39,11 @@ AssertionAnalyzer::AssertionAnalyzer(const Rules& rules) {
   }
 }
 
-std::vector<uint8_t> AssertionAnalyzer::Analyze(const TokenizedText& text) const {
+std::vector<uint8_t> AssertionAnalyzer::Analyze(const TokenizedText& text, std::vector<uint32_t>* clauses) const {
   const auto& toks = text.tokens;
   std::vector<uint8_t> bits(toks.size(), 0);
+  if (clauses) clauses->assign(toks.size(), 0);
+  uint32_t clause_no = 0;
   for (size_t s = 0; s < text.sentence_begin.size(); ++s) {
     size_t sb = text.sentence_begin[s], se = text.sentence_end[s];
     if (sb >= se) continue;
@@ -55,6 +57,15 @@ std::vector<uint8_t> AssertionAnalyzer::Analyze(const TokenizedText& text) const
       if (kind & kTerm) clause_breaks.push_back(m.begin);
       if (kind & kExpTerm) experiencer_breaks.push_back(m.begin);
       for (size_t k = m.begin; k < m.end; ++k) bits[k] |= kBitTrigger;
+    }
+    if (clauses) {
+      ++clause_no;
+      std::vector<bool> is_break(se - sb, false);
+      for (size_t b : clause_breaks) is_break[b - sb] = true;
+      for (size_t k = sb; k < se; ++k) {
+        if (is_break[k - sb] && k > sb) ++clause_no;
+        (*clauses)[k] = clause_no;
+      }
     }
     experiencer_breaks.insert(experiencer_breaks.end(), clause_breaks.begin(), clause_breaks.end());
     auto next_break = [&](const std::vector<size_t>& breaks, size_t from) {
@@ -88,27 +99,6 @@ std::vector<uint8_t> AssertionAnalyzer::Analyze(const TokenizedText& text) const
     }
   }
   return bits;
-}
-
-std::vector<uint32_t> AssertionAnalyzer::Clauses(const TokenizedText& text) const {
-  const auto& toks = text.tokens;
-  std::vector<uint32_t> clause(toks.size(), 0);
-  uint32_t current = 0;
-  for (size_t s = 0; s < text.sentence_begin.size(); ++s) {
-    size_t sb = text.sentence_begin[s], se = text.sentence_end[s];
-    if (sb >= se) continue;
-    ++current;
-    std::vector<bool> breaks(se - sb, false);
-    for (size_t k = sb; k < se; ++k)
-      if (toks[k].kind == TokenKind::kPunct && toks[k].norm == ";") breaks[k - sb] = true;
-    for (const PatternMatch& m : matcher_.FindAll(toks, sb, se))
-      if (kinds_[m.id] & kTerm) breaks[m.begin - sb] = true;
-    for (size_t k = sb; k < se; ++k) {
-      if (breaks[k - sb] && k > sb) ++current;
-      clause[k] = current;
-    }
-  }
-  return clause;
 }
 
 Assertion AssertionAnalyzer::Resolve(const std::vector<uint8_t>& bits, size_t begin, size_t end) {

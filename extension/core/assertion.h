@@ -27,10 +27,9 @@ enum AssertionBits : uint8_t {
 class AssertionAnalyzer {
  public:
   explicit AssertionAnalyzer(const Rules& rules);
-  // Per-token scope bits for an analysed text.
-  std::vector<uint8_t> Analyze(const TokenizedText& text) const;
-  // Clause number of every token: clauses end at sentence ends, ";" and terminators.
-  std::vector<uint32_t> Clauses(const TokenizedText& text) const;
+  // Per-token scope bits for an analysed text; when `clauses` is given it receives the clause
+  // number of every token (clauses end at sentence ends, ";" and terminators).
+  std::vector<uint8_t> Analyze(const TokenizedText& text, std::vector<uint32_t>* clauses = nullptr) const;
   // The assertion of tokens [begin, end) given Analyze()'s bits.
   static Assertion Resolve(const std::vector<uint8_t>& bits, size_t begin, size_t end);
 

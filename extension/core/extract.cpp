@@ -56,8 +56,8 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
                          const AssertionAnalyzer& assertion) {
   AnalyzedText out;
   out.text = Analyze(input, rules.assertion.abbreviations);
-  out.assertion_bits = assertion.Analyze(out.text);
-  const std::vector<uint32_t> clause = assertion.Clauses(out.text);
+  std::vector<uint32_t> clause;
+  out.assertion_bits = assertion.Analyze(out.text, &clause);
   const auto& toks = out.text.tokens;
   SigParser sig(rules);
 

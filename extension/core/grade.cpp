@@ -322,16 +322,17 @@ json Grade(const PreparedTrial& p, std::string_view note_text, const std::string
 
   // --- Allergies (critical errors only)
   json allergies = json::array();
+  const auto cue_hits = trial.allergies.empty() ? std::vector<PhraseSet::Hit>{} : p.allergy_cues.Find(note.text);
   auto in_allergy_context = [&](size_t token) {
     uint32_t s = note.text.sentence_of[token];
     size_t sb = note.text.sentence_begin[s], se = note.text.sentence_end[s];
-    for (const auto& hit : p.allergy_cues.Find(note.text))
+    for (const auto& hit : cue_hits)
       if (hit.begin >= sb && hit.begin < se) return true;
     // or under a heading line ("Allergies:") above, within the same block
     for (size_t k = sb; k-- > 0;) {
       if (toks[k].blank_line_before && toks[k].line_start) {
         // heading of this block?
-        for (const auto& hit : p.allergy_cues.Find(note.text))
+        for (const auto& hit : cue_hits)
           if (hit.begin == k) return true;
         return false;
       }
@@ -340,7 +341,7 @@ json Grade(const PreparedTrial& p, std::string_view note_text, const std::string
         while (e < toks.size() && !(e > k && toks[e].line_start)) ++e;
         bool heading = e > k && toks[e - 1].kind == TokenKind::kPunct && toks[e - 1].norm == ":";
         if (heading) {
-          for (const auto& hit : p.allergy_cues.Find(note.text))
+          for (const auto& hit : cue_hits)
             if (hit.begin >= k && hit.begin < e) return true;
           return false;
         }

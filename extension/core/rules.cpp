@@ -74,14 +74,14 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
   if (p.words.empty()) return;
   int index = static_cast<int>(patterns_.size());
   if (p.words[0].slot) slot_first_.push_back(index);
-  else by_first_[p.words[0].exact_case ? Lower(p.words[0].text) : p.words[0].text].push_back(index);
+  else by_first_[HashWord(p.words[0].exact_case ? Lower(p.words[0].text) : p.words[0].text)].push_back(index);
   patterns_.push_back(std::move(p));
 }
 
 bool PhraseMatcher::WordMatches(const Word& w, const Token& t) const {
   if (t.kind == TokenKind::kPunct) return w.text == t.norm;
   if (w.exact_case) return t.raw == w.text;
-  if (fold_ && t.kind == TokenKind::kWord) return FoldPlural(t.norm) == w.text;
+  if (fold_ && t.kind == TokenKind::kWord) return t.folded == w.text;
   return t.norm == w.text;
 }
 
@@ -145,11 +145,13 @@ std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& tok
     if (!best || m.end > best->end) best = m;
   };
   const Token& t = toks[k];
-  std::string key = t.kind == TokenKind::kWord && fold_ ? FoldPlural(t.norm) : t.norm;
+  // Tokens made outside Tokenize() (tests) may lack hashes.
+  uint64_t norm_hash = t.norm_hash ? t.norm_hash : HashWord(t.norm);
+  uint64_t key = t.kind == TokenKind::kWord && fold_ ? (t.folded_hash ? t.folded_hash : HashWord(t.folded)) : norm_hash;
   if (auto it = by_first_.find(key); it != by_first_.end())
     for (int index : it->second) try_pattern(index);
-  if (fold_ && key != t.norm)
-    if (auto it = by_first_.find(t.norm); it != by_first_.end())
+  if (fold_ && key != norm_hash)
+    if (auto it = by_first_.find(norm_hash); it != by_first_.end())
       for (int index : it->second) try_pattern(index);
   for (int index : slot_first_) try_pattern(index);
   return best;

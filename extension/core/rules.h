@@ -54,7 +54,7 @@ class PhraseMatcher {
   std::optional<size_t> MatchSlot(const std::vector<Token>& toks, size_t k, size_t limit, double& lo, double& hi) const;
   bool fold_;
   std::vector<Pattern> patterns_;
-  std::unordered_map<std::string, std::vector<int>> by_first_;  // first word key -> pattern indexes
+  std::unordered_map<uint64_t, std::vector<int>> by_first_;  // HashWord(first word) -> pattern indexes
   std::vector<int> slot_first_;
   std::unordered_map<std::string, double> number_words_;
 };

@@ -141,7 +141,10 @@ Terminology Terminology::Load(std::string_view concepts_tsv, std::string_view sy
               [](const std::string& a, const std::string& b) { return std::stoll(a) < std::stoll(b); });
     t.concepts_.push_back(std::move(c));
   });
-  for (uint32_t id = 0; id < t.concepts_.size(); ++id) t.Index(id, NormalizePhrase(t.concepts_[id].name));
+  for (uint32_t id = 0; id < t.concepts_.size(); ++id) {
+    t.concepts_[id].norm = NormalizePhrase(t.concepts_[id].name);
+    t.Index(id, t.concepts_[id].norm);
+  }
 
   ReadLines(dose_forms_tsv, [&](int line_no, std::string_view line) {
     if (line_no == 1 || Trim(line).empty()) return;
@@ -195,19 +198,29 @@ void Terminology::BuildApproximateIndex() {
 
 std::optional<TermMatch> Terminology::Approximate(std::string_view word_in) const {
   std::string word = Lower(word_in);
+  if (MaxDistanceFor(word.size()) == 0 || !AllLetters(word)) return std::nullopt;
+  {
+    std::lock_guard<std::mutex> lock(memo_->mu);
+    if (auto it = memo_->answers.find(word); it != memo_->answers.end()) return it->second;
+  }
+  std::optional<TermMatch> answer = ApproximateUncached(word);
+  std::lock_guard<std::mutex> lock(memo_->mu);
+  if (memo_->answers.size() >= 100000) memo_->answers.clear();
+  memo_->answers.emplace(word, answer);
+  return answer;
+}
+
+std::optional<TermMatch> Terminology::ApproximateUncached(const std::string& word) const {
   int max_d = MaxDistanceFor(word.size());
-  if (max_d == 0 || !AllLetters(word)) return std::nullopt;
   std::vector<std::string> variants;
   Deletes(word, max_d, variants);
-  std::sort(variants.begin(), variants.end());
-  variants.erase(std::unique(variants.begin(), variants.end()), variants.end());
   int best_d = max_d + 1;
   std::vector<uint32_t> best;
   for (const std::string& v : variants) {
     uint64_t h = Fnv1a(v);
     auto lo = std::lower_bound(deletes_.begin(), deletes_.end(), std::make_pair(h, uint32_t{0}));
     for (auto it = lo; it != deletes_.end() && it->first == h; ++it) {
-      const std::string target = NormalizePhrase(concepts_[it->second].name);
+      const std::string& target = concepts_[it->second].norm;
       if (target.empty() || target[0] != word[0]) continue;
       int d = EditDistance(word, target, std::min(max_d, MaxDistanceFor(target.size())));
       if (d > std::min(max_d, MaxDistanceFor(target.size())) || d == 0) continue;

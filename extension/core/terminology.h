@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +27,7 @@ struct Concept {
   std::string name;
   std::string source;
   std::vector<std::string> ingredients;  // IN RxCUIs, numerically sorted
+  std::string norm = {};                 // NormalizePhrase(name)
 };
 
 enum class MatchKind : uint8_t { kExact, kNormalized, kSynonym, kApproximate };
@@ -85,6 +88,14 @@ class Terminology {
   std::unordered_set<std::string> known_words_, ambiguous_, non_rxnorm_, noise_;
   std::vector<std::pair<uint64_t, uint32_t>> deletes_;              // approximate index, sorted
   std::string version_, release_date_;
+  // Memo of approximate answers: notes repeat their vocabulary, and the answer for a word
+  // never changes. Bounded; cleared when full.
+  struct ApproximateMemo {
+    std::mutex mu;
+    std::unordered_map<std::string, std::optional<TermMatch>> answers;
+  };
+  std::unique_ptr<ApproximateMemo> memo_ = std::make_unique<ApproximateMemo>();
+  std::optional<TermMatch> ApproximateUncached(const std::string& word) const;
 };
 
 // The terminology compiled into the binary, loaded once (thread-safe).

@@ -209,6 +209,11 @@ std::vector<Token> Tokenize(std::string_view text) {
       ++k;
     }
   }
+  for (Token& t : joined) {
+    t.folded = t.kind == TokenKind::kWord ? FoldPlural(t.norm) : t.norm;
+    t.norm_hash = HashWord(t.norm);
+    t.folded_hash = t.folded == t.norm ? t.norm_hash : HashWord(t.folded);
+  }
   return joined;
 }
 
@@ -304,6 +309,12 @@ size_t CodePointCount(std::string_view s) {
   size_t n = 0;
   for (size_t i = 0; i < s.size(); i += SeqLen(s, i)) ++n;
   return n;
+}
+
+uint64_t HashWord(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) { h ^= c; h *= 1099511628211ULL; }
+  return h;
 }
 
 double Round4(double v) {

@@ -18,6 +18,8 @@ enum class TokenKind : uint8_t { kWord, kNumber, kPunct };
 struct Token {
   TokenKind kind;
   std::string norm;        // lower-case word, number text, or the punctuation itself
+  std::string folded;      // norm with light plural folding (FoldPlural), for phrase matching
+  uint64_t norm_hash = 0, folded_hash = 0;  // HashWord() of norm and folded, computed once
   std::string_view raw;    // the original bytes
   uint32_t byte_begin, byte_end;
   uint32_t char_begin, char_end;  // Unicode code points, 0-based, end exclusive
@@ -64,6 +66,9 @@ std::string_view Trim(std::string_view s);
 
 // Number of code points in s (invalid bytes count one each).
 size_t CodePointCount(std::string_view s);
+
+// FNV-1a hash of a word, as matchers index their first words.
+uint64_t HashWord(std::string_view s);
 
 // Rounds to 4 decimal places, the precision of every published score.
 double Round4(double v);

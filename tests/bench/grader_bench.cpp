@@ -1,0 +1,113 @@
+// grader_bench — throughput of the pure core (Google Benchmark). Run from the repository root:
+//
+//   build/tests/bench/grader_bench --benchmark_min_time=1
+//
+// BM_TerminologyLoad: parsing the compiled-in rules and offline RxNorm subset (start-up cost).
+// BM_Grade/<trial>: grading each trial's reference note (tests/fixtures/notes/<id>/reference.txt)
+//   against a prepared trial, offline; items/s = grades per second on one core.
+// BM_ExtractDrugs: extract_drugs over all reference notes; bytes/s.
+// Peak RSS of the process is reported as a counter on every benchmark.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "embedded.h"
+#include "extract.h"
+#include "grade.h"
+#include "trial.h"
+#include "validator.h"
+
+namespace {
+
+using namespace scribe;
+
+std::string ReadFile(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+double PeakRssMb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+struct Fixture {
+  Corpus corpus;
+  std::map<std::string, std::unique_ptr<PreparedTrial>> prepared;
+  std::map<std::string, std::string> notes;
+  Fixture() : corpus(LoadCorpus("corpus/scripts", DefaultRules(), DefaultTerminology())) {
+    for (Trial& t : corpus.trials) {
+      std::string id = t.id;
+      notes[id] = ReadFile("tests/fixtures/notes/" + id + "/reference.txt");
+      prepared[id] = std::make_unique<PreparedTrial>(std::move(t), DefaultRules(), DefaultTerminology(),
+                                                     DefaultAssertionAnalyzer());
+    }
+  }
+};
+
+Fixture& Shared() {
+  static Fixture f;
+  return f;
+}
+
+void BM_TerminologyLoad(benchmark::State& state) {
+  const Rules& rules = DefaultRules();
+  for (auto _ : state) {
+    Terminology t = Terminology::Load(
+        embedded_file("corpus/terminology/concepts.tsv"), embedded_file("corpus/terminology/synonyms.tsv"),
+        embedded_file("corpus/terminology/dose_forms.tsv"), embedded_file("corpus/terminology/english_words.txt"),
+        embedded_file("corpus/terminology/ambiguous_brands.txt"), embedded_file("corpus/terminology/VERSION"),
+        embedded_file("corpus/rules/name_noise.txt"), rules.non_rxnorm_substances);
+    benchmark::DoNotOptimize(t.size());
+  }
+  state.counters["peak_rss_mb"] = PeakRssMb();
+}
+BENCHMARK(BM_TerminologyLoad)->Unit(benchmark::kMillisecond);
+
+void BM_Grade(benchmark::State& state, std::string id) {
+  Fixture& f = Shared();
+  OfflineValidator validator(DefaultTerminology());
+  const PreparedTrial& trial = *f.prepared.at(id);
+  const std::string& note = f.notes.at(id);
+  for (auto _ : state) {
+    nlohmann::json r = Grade(trial, note, f.corpus.corpus_hash, validator);
+    std::string out = r.dump();
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(note.size()));
+  state.counters["note_bytes"] = static_cast<double>(note.size());
+  state.counters["peak_rss_mb"] = PeakRssMb();
+}
+
+void BM_ExtractDrugs(benchmark::State& state) {
+  Fixture& f = Shared();
+  std::string all;
+  for (const auto& [id, note] : f.notes) all += note + "\n\n";
+  for (auto _ : state) {
+    AnalyzedText a = AnalyzeText(all);
+    benchmark::DoNotOptimize(a.drugs.size());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(all.size()));
+  state.counters["peak_rss_mb"] = PeakRssMb();
+}
+BENCHMARK(BM_ExtractDrugs)->Unit(benchmark::kMicrosecond);
+
+const bool kRegistered = [] {
+  for (const auto& entry : std::filesystem::directory_iterator("tests/fixtures/notes")) {
+    std::string id = entry.path().filename().string();
+    if (!std::filesystem::exists(entry.path() / "reference.txt")) continue;
+    benchmark::RegisterBenchmark(("BM_Grade/" + id).c_str(), BM_Grade, id)->Unit(benchmark::kMicrosecond);
+  }
+  return true;
+}();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -18,6 +18,8 @@ namespace scribe::http {
 namespace {
 
 constexpr const char* kJsonCache = "no-cache";
+// Cached answers per worker before the cache is emptied (badges are keyed by vendor).
+constexpr std::size_t kMaxCachedAnswers = 1024;
 
 // 16 lower-case hex digits from the kernel's CSPRNG.
 std::string RandomId() {
@@ -91,10 +93,26 @@ Response Api::Handle(const Request& request) {
   return JsonError(404, "not_found", "no such route: " + request.path);
 }
 
+const Response* Api::Cached(const std::string& key) {
+  std::int64_t version = db_.DataVersion();
+  if (version != cache_version_) {
+    cache_.clear();
+    cache_version_ = version;
+  }
+  auto it = cache_.find(key);
+  return it == cache_.end() ? nullptr : &it->second;
+}
+
+const Response& Api::Remember(const std::string& key, Response response) {
+  if (cache_.size() >= kMaxCachedAnswers) cache_.clear();
+  return cache_.insert_or_assign(key, std::move(response)).first->second;
+}
+
 Response Api::JsonBody(const char* endpoint) {
+  if (const Response* hit = Cached(endpoint)) return *hit;
   Query q = db_.Run(endpoint);
   if (!q.Step()) throw std::logic_error(std::string(endpoint) + ".sql returned no row");
-  return Json(200, q.Text(0));
+  return Remember(endpoint, Json(200, q.Text(0)));
 }
 
 Response Api::Health() {
@@ -160,21 +178,28 @@ Response Api::StoredSubmission(const std::string& id) {
 Response Api::Leaderboard() { return JsonBody("leaderboard"); }
 
 Response Api::Badge(const std::string& vendor, const std::string& if_none_match) {
-  Query q = db_.Run("badge");
-  q.Bind(":vendor", vendor);
-  if (!q.Step()) throw std::logic_error("badge.sql returned no row");
-  Response r;
-  r.status = q.Int(0) ? 200 : 404;
-  r.content_type = "image/svg+xml";
-  r.body = q.Text(1);
-  std::string etag = "\"" + Sha256Hex(r.body) + "\"";
-  r.headers.emplace_back("Cache-Control", "no-cache");
-  r.headers.emplace_back("ETag", etag);
-  if (r.status == 200 && !if_none_match.empty() && IfNoneMatchMatches(if_none_match, etag)) {
-    r.status = 304;
-    r.body.clear();
+  std::string key = "badge:" + vendor;
+  const Response* badge = Cached(key);
+  if (!badge) {
+    Query q = db_.Run("badge");
+    q.Bind(":vendor", vendor);
+    if (!q.Step()) throw std::logic_error("badge.sql returned no row");
+    Response r;
+    r.status = q.Int(0) ? 200 : 404;
+    r.content_type = "image/svg+xml";
+    r.body = q.Text(1);
+    r.headers.emplace_back("Cache-Control", "no-cache");
+    r.headers.emplace_back("ETag", "\"" + Sha256Hex(r.body) + "\"");
+    badge = &Remember(key, std::move(r));
   }
-  return r;
+  const std::string& etag = badge->headers.back().second;
+  if (badge->status == 200 && !if_none_match.empty() && IfNoneMatchMatches(if_none_match, etag)) {
+    Response not_modified = *badge;
+    not_modified.status = 304;
+    not_modified.body.clear();
+    return not_modified;
+  }
+  return *badge;
 }
 
 Response Api::Methodology() { return JsonBody("methodology"); }

@@ -11,8 +11,14 @@
 //
 // Paths are matched after the mount prefix (default "/scribe-trials"). HEAD is accepted
 // wherever GET is. docs/http-api.md lists every status and error code.
+//
+// Answers of the read-only listings (scripts, leaderboard, badges, methodology) are kept per
+// worker while PRAGMA data_version is unchanged, i.e. until anyone commits anything: never
+// stale, and the leaderboard view is not recomputed for every reader between submissions.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include "database.h"
@@ -37,11 +43,16 @@ class Api {
   Response Leaderboard();
   Response Badge(const std::string& vendor, const std::string& if_none_match);
   Response Methodology();
-  // A statement with no parameters whose first column is the JSON body.
+  // A statement with no parameters whose first column is the JSON body (cached).
   Response JsonBody(const char* endpoint);
+  // The cached answer for `key`, or nullptr; drops the cache first if the database changed.
+  const Response* Cached(const std::string& key);
+  const Response& Remember(const std::string& key, Response response);
 
   Database& db_;
   std::string prefix_;
+  std::int64_t cache_version_ = -1;
+  std::map<std::string, Response> cache_;
 };
 
 // The firewall's answer for an exception escaping Handle: SQLITE_BUSY/LOCKED → 503 "busy",

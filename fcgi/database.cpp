@@ -93,10 +93,21 @@ Database::Database(const std::string& path) {
         throw std::runtime_error(file + ": one statement per endpoint file");
     endpoints_.emplace(name, Endpoint{std::move(owned), db});
   }
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v3(read_.get(), "PRAGMA data_version", -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr) != SQLITE_OK)
+    throw std::runtime_error(std::string("PRAGMA data_version: ") + sqlite3_errmsg(read_.get()));
+  data_version_.reset(stmt);
+}
+
+std::int64_t Database::DataVersion() {
+  Query q(read_.get(), data_version_.get());
+  if (!q.Step()) throw SqlError(SQLITE_ERROR, "PRAGMA data_version returned no row");
+  return q.Int(0);
 }
 
 Database::~Database() {
   endpoints_.clear();  // statements before their connections
+  data_version_.reset();
 }
 
 Query Database::Run(std::string_view endpoint) {

@@ -70,6 +70,10 @@ class Database {
   // The named endpoint statement, ready to bind. Throws std::logic_error for an unknown name.
   Query Run(std::string_view endpoint);
 
+  // PRAGMA data_version of the read connection: it changes whenever any other connection (this
+  // worker's write connection, another worker, an analyst's sqlite3) commits. Throws SqlError.
+  std::int64_t DataVersion();
+
  private:
   struct Closer {
     void operator()(sqlite3* db) const;
@@ -84,6 +88,7 @@ class Database {
   std::unique_ptr<sqlite3, Closer> read_;
   std::unique_ptr<sqlite3, Closer> write_;
   std::map<std::string, Endpoint, std::less<>> endpoints_;
+  std::unique_ptr<sqlite3_stmt, Finalizer> data_version_;
 };
 
 }  // namespace scribe::http

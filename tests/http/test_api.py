@@ -437,6 +437,20 @@ class BadgesAndLeaderboard(unittest.TestCase):
         self.assertRegex(top["last_submitted_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
         self.assertIs(by_vendor["Failing Scribe"]["passing"], False)
 
+    def test_answers_follow_every_commit(self):
+        # Workers keep listings while PRAGMA data_version is unchanged; any commit drops them.
+        def state():
+            board = {row["vendor"] for row in stack.request("GET", "/api/leaderboard").json()}
+            label = ET.fromstring(self.badge("Fresh Vendor").body).get("aria-label")
+            return "Fresh Vendor" in board, label
+        for _ in range(4):  # warm every worker's cache
+            self.assertEqual(state(), (False, "scribe-trials: no passing result"))
+        for runs in (1, 2, 3):
+            self.assertEqual(stack.submit(TRIAL, "Fresh Vendor", reference_note(TRIAL)).status, 201)
+            expected = (True, "scribe-trials: 100% pass") if runs == 3 else (False, f"scribe-trials: {runs} of 3 runs")
+            for _ in range(4):
+                self.assertEqual(state(), expected)
+
     def test_names_stored_by_other_means_are_escaped(self):
         # The API refuses these names; an analyst could still insert them with SQL. Every output
         # escapes them anyway: JSON through the serializer, SVG through badge_svg.

@@ -23,12 +23,16 @@ bool PhantomCandidate(const Token& t, const Terminology& terminology) {
          !terminology.IsKnownWord(t.norm) && !terminology.IsNonRxnormSubstance(t.norm);
 }
 
-// "potassium 4.1", "glucose 180 mg/dL", "oxygen saturation", "serum lithium level": a
-// measurement, not a medication (corpus/rules/lab_context.yaml).
+// "potassium 4.1", "glucose 180 mg/dL", "drinks water", "serum lithium level": a measurement
+// or an everyday substance, not a medication (corpus/rules/lab_context.yaml).
 bool IsMeasurement(const std::vector<Token>& toks, size_t begin, size_t end, size_t sentence_begin,
                    size_t sentence_end, const Rules& rules, const SigParser& sig) {
   std::string name;
   for (size_t k = begin; k < end; ++k) name += (name.empty() ? "" : " ") + toks[k].norm;
+  if (rules.dose_required.count(name)) {
+    auto doses = sig.FindDoses(toks, end, std::min(sentence_end, end + 4));
+    return doses.empty() || doses.front().begin > end + 1;
+  }
   if (!rules.lab_analytes.count(name)) return false;
   if (end < sentence_end) {
     const Token& next = toks[end];

@@ -464,7 +464,7 @@ json Grade(const PreparedTrial& p, std::string_view note_text, const std::string
         if (std::find(r.med_keys.begin(), r.med_keys.end(), m.key) == r.med_keys.end()) continue;
         if (std::find(r.actions.begin(), r.actions.end(), *m.action) == r.actions.end()) continue;
         ev = Evidence(note, m.tok_begin, m.tok_end);
-        ev["text"] = SentenceOf(note, m.tok_begin);
+        ev["context"] = SentenceOf(note, m.tok_begin);
         break;
       }
     } else {

@@ -292,6 +292,7 @@ Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, st
   for (const std::string& w : StringList(lab, "analytes")) r.lab_analytes.insert(NormalizePhrase(w));
   for (const std::string& w : StringList(lab, "after")) r.lab_after.insert(NormalizePhrase(w));
   for (const std::string& w : StringList(lab, "before")) r.lab_before.insert(NormalizePhrase(w));
+  for (const std::string& w : StringList(lab, "dose_required")) r.dose_required.insert(NormalizePhrase(w));
   YAML::Node c = YAML::Load(std::string(changelog_yaml));
   r.grader_version = c["grader_version"].as<std::string>();
   r.methodology_version = c["methodology_version"].as<std::string>();

@@ -92,7 +92,7 @@ struct Rules {
   std::vector<std::pair<std::string, std::string>> clinical_synonyms;
   std::vector<std::string> non_rxnorm_substances;
   // Drug names that are also lab analytes, and the words that make them a measurement.
-  std::unordered_set<std::string> lab_analytes, lab_after, lab_before;
+  std::unordered_set<std::string> lab_analytes, lab_after, lab_before, dose_required;
   std::string grader_version, methodology_version;
   std::string changelog_yaml;  // served verbatim in the methodology
 

@@ -2,10 +2,16 @@
 #include "rxnav.h"
 
 #include <algorithm>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -82,13 +88,21 @@ void SleepMicros(int64_t us) { std::this_thread::sleep_for(std::chrono::microsec
 
 }  // namespace
 
-RateLimiter::RateLimiter(double per_second, double burst, Micros now, Sleep sleep)
+RateLimiter::RateLimiter(double per_second, double burst, Micros now, Sleep sleep, std::string shared_state_file)
     : rate_(per_second),
       burst_(std::max(1.0, burst)),
       tokens_(std::max(1.0, burst)),
       now_(now ? std::move(now) : Micros(SteadyMicros)),
-      sleep_(sleep ? std::move(sleep) : Sleep(SleepMicros)) {
+      sleep_(sleep ? std::move(sleep) : Sleep(SleepMicros)),
+      file_(std::move(shared_state_file)) {
   last_ = now_();
+}
+
+int64_t RateLimiter::Take(double& tokens, int64_t& last, int64_t t) const {
+  tokens = std::min(burst_, tokens + static_cast<double>(std::max<int64_t>(0, t - last)) * rate_ / 1e6);
+  last = std::max(last, t);
+  tokens -= 1;  // reserve, even when it must be waited for
+  return tokens >= 0 ? 0 : static_cast<int64_t>(std::ceil(-tokens / rate_ * 1e6));
 }
 
 int64_t RateLimiter::Acquire() {
@@ -96,11 +110,28 @@ int64_t RateLimiter::Acquire() {
   int64_t wait = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    int64_t t = now_();
-    tokens_ = std::min(burst_, tokens_ + static_cast<double>(t - last_) * rate_ / 1e6);
-    last_ = t;
-    tokens_ -= 1;  // reserve, even when it must be waited for
-    if (tokens_ < 0) wait = static_cast<int64_t>(std::ceil(-tokens_ / rate_ * 1e6));
+    bool shared = false;
+    if (!file_.empty()) {
+      int fd = open(file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      if (fd >= 0) {
+        if (flock(fd, LOCK_EX) == 0) {
+          struct {
+            double tokens;
+            int64_t last;
+          } state;
+          int64_t t = now_();
+          if (pread(fd, &state, sizeof state, 0) != static_cast<ssize_t>(sizeof state) || !(state.tokens <= burst_) ||
+              state.last > t + 60'000'000) {
+            state = {burst_, t};  // new, damaged, or from before a reboot
+          }
+          wait = Take(state.tokens, state.last, t);
+          shared = pwrite(fd, &state, sizeof state, 0) == static_cast<ssize_t>(sizeof state);
+          flock(fd, LOCK_UN);
+        }
+        close(fd);
+      }
+    }
+    if (!shared) wait = Take(tokens_, last_, now_());
   }
   if (wait > 0) sleep_(wait);
   return wait;
@@ -120,10 +151,20 @@ std::map<std::string, std::shared_ptr<UpstreamGuard>>& Guards() {
 }  // namespace
 
 std::shared_ptr<UpstreamGuard> SharedUpstreamGuard(const std::string& base_url, CircuitBreaker::Options breaker_options,
-                                                   double rate, double burst) {
+                                                   double rate, double burst, const std::string& rate_state_dir) {
   std::lock_guard<std::mutex> lock(GuardsMutex());
   auto& g = Guards()[base_url];
-  if (!g) g = std::make_shared<UpstreamGuard>(breaker_options, rate, burst);
+  if (!g) {
+    std::string file;
+    if (!rate_state_dir.empty()) {
+      uint64_t h = 1469598103934665603ULL;  // FNV-1a of the base URL
+      for (unsigned char c : base_url) h = (h ^ c) * 1099511628211ULL;
+      char name[48];
+      std::snprintf(name, sizeof name, "scribe-rate-%016llx", static_cast<unsigned long long>(h));
+      file = rate_state_dir + "/" + name;
+    }
+    g = std::make_shared<UpstreamGuard>(breaker_options, rate, burst, file);
+  }
   return g;
 }
 
@@ -196,6 +237,13 @@ LiveConfig LiveConfigFromEnv() {
   c.breaker.timeout_threshold = static_cast<int>(EnvInt("SCRIBE_BREAKER_TIMEOUTS", c.breaker.timeout_threshold, 1, 1000));
   c.breaker.cooldown_ms = EnvInt("SCRIBE_BREAKER_COOLDOWN_S", c.breaker.cooldown_ms / 1000, 0, 86'400) * 1000;
   c.rxnav_rate = EnvRate("SCRIBE_RXNAV_RATE", c.rxnav_rate, 20);
+  if (const char* v = Env("SCRIBE_RATE_DIR")) {
+    c.rate_state_dir = std::string(v) == "off" ? "" : v;
+  } else {
+    std::error_code ec;
+    std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+    c.rate_state_dir = ec ? "" : tmp.string();
+  }
   c.openfda_rate = EnvRate("SCRIBE_OPENFDA_RATE", c.openfda_rate, 1000);
   return c;
 }
@@ -427,7 +475,7 @@ LiveValidator::LiveValidator(const Terminology& terminology, std::unique_ptr<Dru
     auto up = std::make_unique<Upstream>();
     up->name = name;
     up->base = base;
-    up->guard = config_.shared_guards ? SharedUpstreamGuard(base, config_.breaker, rate, burst)
+    up->guard = config_.shared_guards ? SharedUpstreamGuard(base, config_.breaker, rate, burst, config_.rate_state_dir)
                                       : std::make_shared<UpstreamGuard>(config_.breaker, rate, burst);
     up->http = std::make_unique<HttpClient>(config_.http);
     up->requests = counter;

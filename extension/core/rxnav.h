@@ -73,33 +73,44 @@ class CircuitBreaker {
 
 // Token bucket: `per_second` tokens a second, at most `burst` saved. With burst 1 request
 // starts are spaced 1/per_second apart, so no one-second window holds more than per_second.
-// Thread-safe; callers reserve a slot under the lock and sleep outside it.
+// Thread-safe; callers reserve a slot under the lock and sleep outside it. With a
+// `shared_state_file` the bucket lives in that file under flock(2), so every process of the
+// machine using the same file (the FastCGI workers) shares one budget; if the file cannot be
+// opened the bucket stays in-process. `now` must be a clock all sharers agree on (the default,
+// CLOCK_MONOTONIC, is).
 class RateLimiter {
  public:
   using Micros = std::function<int64_t()>;
   using Sleep = std::function<void(int64_t micros)>;
-  RateLimiter(double per_second, double burst, Micros now = {}, Sleep sleep = {});
+  RateLimiter(double per_second, double burst, Micros now = {}, Sleep sleep = {}, std::string shared_state_file = {});
   // Waits until a request may start; returns the microseconds waited.
   int64_t Acquire();
 
  private:
+  // Takes a token from (tokens, last) at time t; returns the wait.
+  int64_t Take(double& tokens, int64_t& last, int64_t t) const;
+
   double rate_, burst_, tokens_;
   int64_t last_;
   Micros now_;
   Sleep sleep_;
+  std::string file_;
   std::mutex mu_;
 };
 
 // The breaker and limiter of one upstream. Shared across every connection of the process
 // (keyed by base URL), because RxNav's limit is per client, not per connection.
+// The breaker is per process; the limiter is per machine when given a state file.
 struct UpstreamGuard {
-  UpstreamGuard(CircuitBreaker::Options breaker_options, double rate, double burst)
-      : breaker(breaker_options), limiter(rate, burst) {}
+  UpstreamGuard(CircuitBreaker::Options breaker_options, double rate, double burst, std::string rate_state_file = {})
+      : breaker(breaker_options), limiter(rate, burst, {}, {}, std::move(rate_state_file)) {}
   CircuitBreaker breaker;
   RateLimiter limiter;
 };
+// The guard of an upstream base URL, created on first use. With a non-empty `rate_state_dir`
+// its limiter state is the file <rate_state_dir>/scribe-rate-<hash of base_url>.
 std::shared_ptr<UpstreamGuard> SharedUpstreamGuard(const std::string& base_url, CircuitBreaker::Options breaker_options,
-                                                   double rate, double burst);
+                                                   double rate, double burst, const std::string& rate_state_dir);
 // Forgets every shared guard (benchmarks and tests that need a closed breaker).
 void ResetSharedUpstreamGuards();
 
@@ -120,6 +131,7 @@ struct LiveConfig {
   int approximate_max_entries = 10;  // maxEntries sent to approximateTerm
   int openfda_limit = 20;            // limit sent to drug/ndc.json
   bool shared_guards = true;         // false: this validator gets its own breakers and limiters (tests)
+  std::string rate_state_dir;        // SCRIBE_RATE_DIR (default: the temp directory; "off" = per process)
 };
 
 // The configuration the environment asks for (documented in docs/live-validation.md).

@@ -15,7 +15,7 @@ namespace {
 constexpr size_t kMaxNameWords = 6;
 constexpr size_t kMinApproximateLength = 5;
 
-int MaxDistanceFor(size_t length) { return length >= 9 ? 2 : length >= kMinApproximateLength ? 1 : 0; }
+int MaxDistanceFor(size_t length) { return length >= 10 ? 2 : length >= kMinApproximateLength ? 1 : 0; }
 
 uint64_t Fnv1a(std::string_view s) {
   uint64_t h = 1469598103934665603ULL;
@@ -288,6 +288,10 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
       auto it = by_name_.find(prefixes[n - 1]);
       if (it == by_name_.end()) continue;
       size_t end = idx[n - 1] + 1;
+      const Concept& c = concepts_[it->second.front()];
+      if (c.tty == "BN" && std::count_if(prefixes[n - 1].begin(), prefixes[n - 1].end(),
+                                         [](char ch) { return ch >= 'a' && ch <= 'z'; }) < 3)
+        continue;
       if (ambiguous_.count(prefixes[n - 1])) {
         // An everyday word ("Today", "iron"): only a drug when a dose follows it directly.
         bool dose_follows = end < limit && toks[end].kind == TokenKind::kNumber;

@@ -72,8 +72,11 @@ int PrepareDatabase(const std::string& path, const std::string& corpus_dir) {
 void Database::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 void Database::Finalizer::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 
-Database::Database(const std::string& path) {
+Database::Database(const std::string& path, const std::string& synchronous) {
   write_.reset(Open(path, /*writable=*/true));
+  if (synchronous != "full" && synchronous != "normal")
+    throw std::runtime_error("synchronous must be full or normal, not '" + synchronous + "'");
+  ExecOrThrow(write_.get(), synchronous == "full" ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
   read_.reset(Open(path, /*writable=*/false));
   for (const char* name : kEndpointNames) {
     std::string file = std::string("sql/endpoints/") + name + ".sql";

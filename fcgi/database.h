@@ -61,8 +61,11 @@ class Query {
 class Database {
  public:
   // Opens both connections and prepares every endpoint; throws std::runtime_error naming the
-  // file and SQLite's message when something is missing or does not compile.
-  explicit Database(const std::string& path);
+  // file and SQLite's message when something is missing or does not compile. `synchronous` is
+  // the write connection's PRAGMA synchronous: "full" (every acknowledged submission is on disk
+  // before the answer) or "normal" (WAL's lighter mode: survives a crashed process, may lose
+  // the last commits on power loss; several times the submit throughput).
+  explicit Database(const std::string& path, const std::string& synchronous = "full");
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
   ~Database();

@@ -16,6 +16,9 @@
 //   --prefix PATH            mount point of the routes (default /scribe-trials)
 //   --request-timeout SECS   kill a worker stuck on one request this long (default 60)
 //   --memory-limit MB        address-space limit per worker, 0 = none (default 2048)
+//   --synchronous MODE       full: an acknowledged submission is on disk (default); normal:
+//                            WAL's lighter fsync, survives a killed process, not power loss
+//                            [SCRIBE_SYNCHRONOUS]
 //   --pid-file PATH          write the supervisor's pid here
 #include <fcgiapp.h>
 #include <sys/stat.h>
@@ -51,7 +54,8 @@ const char* EnvOr(const char* name, const char* fallback) {
   std::fprintf(stderr,
                "scribe-fcgi: %s\n"
                "usage: scribe-fcgi --socket PATH [--db PATH] [--corpus DIR] [--workers N] [--prefix PATH]\n"
-               "                   [--request-timeout SECS] [--memory-limit MB] [--pid-file PATH]\n",
+               "                   [--request-timeout SECS] [--memory-limit MB] [--synchronous full|normal]\n"
+               "                   [--pid-file PATH]\n",
                problem);
   std::exit(64);
 }
@@ -71,6 +75,7 @@ Options ParseOptions(int argc, char** argv) {
   o.corpus_dir = EnvOr("SCRIBE_CORPUS", "");
   o.supervisor.workers = static_cast<int>(Number("SCRIBE_WORKERS", EnvOr("SCRIBE_WORKERS", "4"), 1, 256));
   o.supervisor.memory_limit_mb = 2048;
+  o.worker.synchronous = EnvOr("SCRIBE_SYNCHRONOUS", "full");
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") Usage("the FastCGI program of scribe-trials");
@@ -85,9 +90,11 @@ Options ParseOptions(int argc, char** argv) {
       o.supervisor.request_timeout = std::chrono::seconds(Number("--request-timeout", value, 1, 86400));
     else if (flag == "--memory-limit") o.supervisor.memory_limit_mb = static_cast<std::size_t>(Number("--memory-limit", value, 0, 1 << 20));
     else if (flag == "--pid-file") o.pid_file = value;
+    else if (flag == "--synchronous") o.worker.synchronous = value;
     else Usage(("unknown option " + flag).c_str());
   }
   if (o.socket_path.empty()) Usage("--socket is required");
+  if (o.worker.synchronous != "full" && o.worker.synchronous != "normal") Usage("--synchronous is full or normal");
   if (o.socket_path.size() >= 100) Usage("--socket path is too long for a Unix socket");
   o.worker.db_path = o.db_path;
   return o;

@@ -65,7 +65,7 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
 
   std::unique_ptr<Database> db;
   try {
-    db = std::make_unique<Database>(options.db_path);
+    db = std::make_unique<Database>(options.db_path, options.synchronous);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scribe-fcgi[%d]: %s\n", static_cast<int>(getpid()), e.what());
     return 2;

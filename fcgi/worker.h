@@ -10,6 +10,7 @@ namespace scribe::http {
 struct WorkerOptions {
   int listen_fd = 0;                       // the shared FastCGI socket
   std::string db_path;
+  std::string synchronous = "full";        // PRAGMA synchronous of the write connection
   std::string mount_prefix = "/scribe-trials";
 };
 

@@ -124,8 +124,11 @@ std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& tok
     for (size_t wi = 0; wi < p.words.size(); ++wi) {
       const Word& w = p.words[wi];
       if (wi > 0) {
-        // a hyphen between two words of the text is skipped ("self-harm" = "self harm")
-        while (pos < limit && toks[pos].kind == TokenKind::kPunct && toks[pos].norm == "-" && !w.slot) ++pos;
+        // a hyphen or underscore between two words of the text is skipped ("self-harm" = "self
+        // harm", "suicidal_ideation" = "suicidal ideation")
+        while (pos < limit && toks[pos].kind == TokenKind::kPunct && (toks[pos].norm == "-" || toks[pos].norm == "_") &&
+               !w.slot)
+          ++pos;
       }
       if (pos >= limit) return;
       if (w.slot) {

@@ -24,12 +24,12 @@ uint64_t Fnv1a(std::string_view s) {
 }
 
 // Every string obtained by deleting up to `d` characters of w (including w itself).
-void Deletes(const std::string& w, int d, std::vector<std::string>& out) {
+void DeleteVariants(const std::string& w, int d, std::vector<std::string>& out) {
   out.push_back(w);
   if (d == 0 || w.size() <= 1) return;
   for (size_t i = 0; i < w.size(); ++i) {
     std::string shorter = w.substr(0, i) + w.substr(i + 1);
-    Deletes(shorter, d - 1, out);
+    DeleteVariants(shorter, d - 1, out);
   }
 }
 
@@ -155,10 +155,12 @@ Terminology Terminology::Load(std::string_view concepts_tsv, std::string_view sy
     for (std::string_view v : Split(f[1], '|')) if (!v.empty()) it->second.dose_forms.emplace_back(v);
     for (std::string_view v : Split(f[2], '|')) if (!v.empty()) it->second.strengths.emplace_back(v);
   });
-  ReadLines(english_words, [&](int, std::string_view line) {
+  t.known_words_blob_ = std::string(english_words);
+  ReadLines(t.known_words_blob_, [&](int, std::string_view line) {
     line = Trim(line);
-    if (!line.empty() && line.front() != '#') t.known_words_.emplace(line);
+    if (!line.empty() && line.front() != '#') t.known_words_.push_back(line);
   });
+  std::sort(t.known_words_.begin(), t.known_words_.end());
   ReadLines(ambiguous_brands, [&](int, std::string_view line) {
     line = Trim(line);
     if (!line.empty() && line.front() != '#') t.ambiguous_.insert(NormalizePhrase(line));
@@ -175,11 +177,16 @@ Terminology Terminology::Load(std::string_view concepts_tsv, std::string_view sy
     if (key == "terminology") t.version_ = std::string(value);
     if (key == "rxnorm_release") t.release_date_ = std::string(value);
   });
-  t.BuildApproximateIndex();
   return t;
 }
 
+const std::vector<std::pair<uint64_t, uint32_t>>& Terminology::Deletes() const {
+  std::call_once(index_->once, [this] { const_cast<Terminology*>(this)->BuildApproximateIndex(); });
+  return index_->deletes;
+}
+
 void Terminology::BuildApproximateIndex() {
+  auto& deletes_ = index_->deletes;
   std::vector<std::string> variants;
   for (const auto& [name, ids] : by_name_) {
     if (name.find(' ') != std::string::npos || name.size() < kMinApproximateLength || !AllLetters(name)) continue;
@@ -187,7 +194,7 @@ void Terminology::BuildApproximateIndex() {
     const Concept& c = concepts_[ids.front()];
     if (c.tty != "IN" && c.tty != "BN" && c.tty != "SY") continue;
     variants.clear();
-    Deletes(name, MaxDistanceFor(name.size()), variants);
+    DeleteVariants(name, MaxDistanceFor(name.size()), variants);
     std::sort(variants.begin(), variants.end());
     variants.erase(std::unique(variants.begin(), variants.end()), variants.end());
     for (const std::string& v : variants) deletes_.emplace_back(Fnv1a(v), ids.front());
@@ -212,8 +219,9 @@ std::optional<TermMatch> Terminology::Approximate(std::string_view word_in) cons
 
 std::optional<TermMatch> Terminology::ApproximateUncached(const std::string& word) const {
   int max_d = MaxDistanceFor(word.size());
+  const auto& deletes_ = Deletes();
   std::vector<std::string> variants;
-  Deletes(word, max_d, variants);
+  DeleteVariants(word, max_d, variants);
   int best_d = max_d + 1;
   std::vector<uint32_t> best;
   for (const std::string& v : variants) {
@@ -341,7 +349,9 @@ const IngredientInfo* Terminology::Ingredient(const std::string& rxcui) const {
   return it == ingredients_.end() ? nullptr : &it->second;
 }
 
-bool Terminology::IsKnownWord(std::string_view w) const { return known_words_.count(std::string(w)) > 0; }
+bool Terminology::IsKnownWord(std::string_view w) const {
+  return std::binary_search(known_words_.begin(), known_words_.end(), w);
+}
 
 bool Terminology::IsNonRxnormSubstance(std::string_view normalized) const {
   return non_rxnorm_.count(std::string(normalized)) > 0;

@@ -85,8 +85,16 @@ class Terminology {
   std::unordered_map<std::string, std::vector<uint32_t>> by_name_;  // normalised name -> concepts
   std::unordered_map<std::string, uint8_t> first_words_;            // first word -> longest name (words)
   std::unordered_map<std::string, IngredientInfo> ingredients_;     // IN rxcui -> info
-  std::unordered_set<std::string> known_words_, ambiguous_, non_rxnorm_, noise_;
-  std::vector<std::pair<uint64_t, uint32_t>> deletes_;              // approximate index, sorted
+  std::unordered_set<std::string> ambiguous_, non_rxnorm_, noise_;
+  std::string known_words_blob_;                                    // english_words.txt, owned
+  std::vector<std::string_view> known_words_;                       // views into the blob, sorted
+  // Approximate index (sorted deletes), built on first use: start-up stays cheap.
+  struct ApproximateIndex {
+    std::once_flag once;
+    std::vector<std::pair<uint64_t, uint32_t>> deletes;
+  };
+  std::unique_ptr<ApproximateIndex> index_ = std::make_unique<ApproximateIndex>();
+  const std::vector<std::pair<uint64_t, uint32_t>>& Deletes() const;
   std::string version_, release_date_;
   // Memo of approximate answers: notes repeat their vocabulary, and the answer for a word
   // never changes. Bounded; cleared when full.

@@ -2,7 +2,8 @@
 //
 //   build/tests/bench/grader_bench --benchmark_min_time=1
 //
-// BM_TerminologyLoad: parsing the compiled-in rules and offline RxNorm subset (start-up cost).
+// BM_TerminologyLoad: parsing the compiled-in offline RxNorm subset (start-up cost);
+// BM_TerminologyLoadAndFirstMisspelling adds the approximate index, built on first use.
 // BM_Grade/<trial>: grading each trial's reference note (tests/fixtures/notes/<id>/reference.txt)
 //   against a prepared trial, offline; items/s = grades per second on one core.
 // BM_ExtractDrugs: extract_drugs over all reference notes; bytes/s.
@@ -69,6 +70,21 @@ void BM_TerminologyLoad(benchmark::State& state) {
   state.counters["peak_rss_mb"] = PeakRssMb();
 }
 BENCHMARK(BM_TerminologyLoad)->Unit(benchmark::kMillisecond);
+
+// The approximate-match index is built on the first misspelling a process meets.
+void BM_TerminologyLoadAndFirstMisspelling(benchmark::State& state) {
+  const Rules& rules = DefaultRules();
+  for (auto _ : state) {
+    Terminology t = Terminology::Load(
+        embedded_file("corpus/terminology/concepts.tsv"), embedded_file("corpus/terminology/synonyms.tsv"),
+        embedded_file("corpus/terminology/dose_forms.tsv"), embedded_file("corpus/terminology/english_words.txt"),
+        embedded_file("corpus/terminology/ambiguous_brands.txt"), embedded_file("corpus/terminology/VERSION"),
+        embedded_file("corpus/rules/name_noise.txt"), rules.non_rxnorm_substances);
+    benchmark::DoNotOptimize(t.Approximate("sertaline"));
+  }
+  state.counters["peak_rss_mb"] = PeakRssMb();
+}
+BENCHMARK(BM_TerminologyLoadAndFirstMisspelling)->Unit(benchmark::kMillisecond);
 
 void BM_Grade(benchmark::State& state, std::string id) {
   Fixture& f = Shared();

@@ -46,8 +46,16 @@ scribe_build() {
   local dir=${1:-build}
   [[ $dir == /* ]] || dir=$SCRIBE_REPO/$dir
   scribe_log "building into $dir"
-  cmake -S "$SCRIBE_REPO" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
-    cmake --build "$dir" -j "$(nproc)" >/dev/null
+  local log status=0
+  log=$(mktemp) || return 1
+  { cmake -S "$SCRIBE_REPO" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+    cmake --build "$dir" -j "$(nproc)"; } >"$log" 2>&1 || status=$?
+  if ((status != 0)); then
+    tail -n 60 "$log" >&2
+    scribe_log "build failed (status $status)"
+  fi
+  rm -f "$log"
+  return "$status"
 }
 
 # Writes $1/nginx.conf from the template, with $1 as the run directory (pid, logs, temp files)

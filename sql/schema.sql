@@ -129,3 +129,25 @@ CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
+
+-- migrate 2
+-- drug_cache for analysts (docs/live-validation.md). Keys are '<source>:<endpoint>:<argument>',
+-- e.g. 'rxnav:approximateTerm:sertaline', 'rxnav:properties:36437', 'openfda:ndc:sertraline'.
+-- Purge what has expired (expired rows are also refreshed on their next use):
+--   DELETE FROM drug_cache WHERE expires_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now');
+CREATE INDEX drug_cache_expires ON drug_cache (expires_at);
+CREATE INDEX drug_cache_source ON drug_cache (source, status);
+
+-- One row per cached answer: which endpoint, whether it is still fresh, how big it is.
+CREATE VIEW drug_cache_status AS
+SELECT key,
+       source,
+       substr(key, length(source) + 2, instr(substr(key, length(source) + 2), ':') - 1) AS endpoint,
+       term,
+       status,
+       http_status,
+       fetched_at,
+       expires_at,
+       expires_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')                               AS fresh,
+       length(response)                                                                AS response_bytes
+FROM drug_cache;

@@ -12,6 +12,7 @@ SQLITE_EXTENSION_INIT1
 #include <memory>
 #include <string>
 
+#include "drug_cache.h"
 #include "functions.h"
 #include "sqlite_util.h"
 #include "store.h"
@@ -61,10 +62,11 @@ int Init(sqlite3* db, char** pzErrMsg) {
   auto* conn = new (std::nothrow) Connection();
   if (!conn) return fail("out of memory", SQLITE_NOMEM);
   try {
-    conn->validator = std::make_unique<OfflineValidator>(DefaultTerminology());
+    // Live RxNav/openFDA over drug_cache, or offline when SCRIBE_OFFLINE=1 (docs/live-validation.md).
+    conn->validator = MakeDrugValidator(db, DefaultTerminology());
   } catch (const std::exception& e) {
     delete conn;
-    return fail(std::string("terminology failed to load: ") + e.what(), SQLITE_ERROR);
+    return fail(std::string("drug validator failed to initialise: ") + e.what(), SQLITE_ERROR);
   }
   // The connection state is owned by grade_submission (destroyed with it); the others borrow it.
   bool owner_registered = false;

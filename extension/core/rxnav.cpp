@@ -16,6 +16,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "embedded.h"
@@ -390,10 +391,24 @@ struct LiveValidator::Upstream {
 
 struct LiveValidator::Answer {
   enum class Kind : uint8_t { kOk, kNotFound, kUnavailable } kind = Kind::kUnavailable;
-  json body;
+  std::shared_ptr<const json> doc;  // parsed once, shared by every copy
+  const json& body() const {
+    static const json kNull;
+    return doc ? *doc : kNull;
+  }
   bool cached = false;
   int64_t fetched_at = 0;
   std::string failure;  // kUnavailable: the whole phrase, "rxnav unreachable (connection refused)"
+};
+
+// Answers already read, by cache key, until their row expires: a warm grade parses nothing.
+struct LiveValidator::Memo {
+  static constexpr size_t kMaxEntries = 4096;
+  std::unordered_map<std::string, std::pair<Answer, int64_t>> answers;  // key -> (answer, expires_at)
+  void Put(const std::string& key, const Answer& a, int64_t expires_at) {
+    if (answers.size() >= kMaxEntries) answers.clear();
+    answers[key] = {a, expires_at};
+  }
 };
 
 struct LiveValidator::RxnavMatch {
@@ -470,7 +485,8 @@ LiveValidator::LiveValidator(const Terminology& terminology, std::unique_ptr<Dru
     : terminology_(terminology),
       cache_(cache ? std::move(cache) : std::make_unique<MemoryDrugCache>()),
       config_(std::move(config)),
-      clock_(clock ? std::move(clock) : Clock(SystemClockMillis)) {
+      clock_(clock ? std::move(clock) : Clock(SystemClockMillis)),
+      memo_(std::make_unique<Memo>()) {
   auto make = [&](const std::string& name, const std::string& base, double rate, double burst, int* counter) {
     auto up = std::make_unique<Upstream>();
     up->name = name;
@@ -504,9 +520,10 @@ std::optional<LiveValidator::Answer> LiveValidator::FromRow(const Upstream& up, 
                 DescribeHttpError(row.http_status, row.response).Phrase();
     return a;
   }
-  a.body = json::parse(row.response, nullptr, false);
-  if (a.body.is_discarded()) return std::nullopt;  // a damaged row
-  Shape shape = Classify(endpoint, a.body);
+  auto doc = std::make_shared<json>(json::parse(row.response, nullptr, false));
+  if (doc->is_discarded()) return std::nullopt;  // a damaged row
+  a.doc = doc;
+  Shape shape = Classify(endpoint, *doc);
   if (row.status == "not_found") {
     a.kind = Answer::Kind::kNotFound;
   } else if (row.status == "ok" && shape != Shape::kWrong) {
@@ -520,9 +537,14 @@ std::optional<LiveValidator::Answer> LiveValidator::FromRow(const Upstream& up, 
 LiveValidator::Answer LiveValidator::Fetch(Upstream& up, Endpoint endpoint, const std::string& key,
                                            const std::string& term, const std::string& url) {
   int64_t now = clock_();
+  if (auto it = memo_->answers.find(key); it != memo_->answers.end() && it->second.second > now) {
+    ++stats_.cache_hits;
+    return it->second.first;
+  }
   if (std::optional<CacheRow> row = cache_->Get(key); row && row->expires_at > now) {
     if (std::optional<Answer> cached = FromRow(up, endpoint, *row)) {
       ++stats_.cache_hits;
+      memo_->Put(key, *cached, row->expires_at);
       return *cached;
     }
   }
@@ -556,7 +578,7 @@ LiveValidator::Answer LiveValidator::Fetch(Upstream& up, Endpoint endpoint, cons
     }
     if (shape != Shape::kWrong) {
       healthy = true;
-      a.body = std::move(j);
+      a.doc = std::make_shared<const json>(std::move(j));
       a.kind = shape == Shape::kAnswer ? Answer::Kind::kOk : Answer::Kind::kNotFound;
       row.status = shape == Shape::kAnswer ? "ok" : "not_found";
       int64_t ttl = endpoint == Endpoint::kVersion ? config_.ttl_version_s
@@ -575,6 +597,11 @@ LiveValidator::Answer LiveValidator::Fetch(Upstream& up, Endpoint endpoint, cons
     up.guard->breaker.RecordSuccess();
   }
   cache_->Put(row);
+  if (healthy) {
+    Answer memo = a;  // later uses read it as the cache row it now is
+    memo.cached = true;
+    memo_->Put(key, memo, row.expires_at);
+  }
   return a;
 }
 
@@ -604,7 +631,7 @@ LiveValidator::RxnavMatch LiveValidator::LookupRxnav(std::string_view term_view,
     m.text = prefix() + "no candidate for \"" + term + "\"";
     return m;
   }
-  std::vector<ApproximateCandidate> candidates = ParseApproximateTerm(a.body).value_or(std::vector<ApproximateCandidate>{});
+  std::vector<ApproximateCandidate> candidates = ParseApproximateTerm(a.body()).value_or(std::vector<ApproximateCandidate>{});
   std::string first;  // the best candidate, for the no-match reason
   int tried = 0;
   for (const ApproximateCandidate& c : candidates) {
@@ -617,7 +644,7 @@ LiveValidator::RxnavMatch LiveValidator::LookupRxnav(std::string_view term_view,
     }
     cached = cached && p.cached;
     if (p.kind != Answer::Kind::kOk) continue;
-    const json& props = *Member(p.body, "properties");
+    const json& props = *Member(p.body(), "properties");
     std::string name = Str(props, "name"), tty = Str(props, "tty");
     if (first.empty()) first = "rank-" + std::to_string(c.rank) + " " + name + " (" + c.rxcui + ")";
     if (tty != "IN" && tty != "PIN" && tty != "MIN" && tty != "BN") continue;
@@ -635,7 +662,7 @@ LiveValidator::RxnavMatch LiveValidator::LookupRxnav(std::string_view term_view,
       }
       cached = cached && rel.cached;
       if (rel.kind != Answer::Kind::kOk) continue;  // no ingredient: not a drug we can grade
-      for (const json& cg : *Member(*Member(rel.body, "relatedGroup"), "conceptGroup")) {
+      for (const json& cg : *Member(*Member(rel.body(), "relatedGroup"), "conceptGroup")) {
         const json* cps = Member(cg, "conceptProperties");
         if (Str(cg, "tty") != "IN" || !cps || !cps->is_array()) continue;
         for (const json& cp : *cps)
@@ -695,14 +722,14 @@ void LiveValidator::AddOpenFda(Validation& v, const std::vector<std::pair<std::s
     return;
   }
   std::string prefix = a.cached ? "cache (openfda, fetched " + FormatUtcSeconds(a.fetched_at) + "): " : "openfda: ";
-  if (const json* meta = Member(a.body, "meta"); meta && !Str(*meta, "last_updated").empty())
+  if (const json* meta = Member(a.body(), "meta"); meta && !Str(*meta, "last_updated").empty())
     openfda_last_updated_ = Str(*meta, "last_updated");
   if (a.kind == Answer::Kind::kNotFound) {
     v.reason += "; " + prefix + "no NDC product for " + what + " (" + offline_forms + ")";
     return;
   }
   std::set<std::string> forms, routes;
-  const json& results = *Member(a.body, "results");
+  const json& results = *Member(a.body(), "results");
   for (const json& p : results) {
     if (std::string f = Str(p, "dosage_form"); !f.empty()) forms.insert(f);
     if (const json* rs = Member(p, "route"); rs && rs->is_array())
@@ -712,7 +739,7 @@ void LiveValidator::AddOpenFda(Validation& v, const std::vector<std::pair<std::s
   v.dose_forms.assign(forms.begin(), forms.end());
   v.routes.assign(routes.begin(), routes.end());
   std::string count = std::to_string(results.size());
-  if (const json* meta = Member(a.body, "meta"))
+  if (const json* meta = Member(a.body(), "meta"))
     if (const json* res = Member(*meta, "results"); res && Num(*res, "total", 0) > static_cast<double>(results.size()))
       count += " of " + std::to_string(static_cast<int64_t>(Num(*res, "total", 0)));
   v.reason += "; " + prefix + count + (results.size() == 1 ? " NDC product" : " NDC products") + " for " + what + " (" +

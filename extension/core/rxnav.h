@@ -177,6 +177,7 @@ class LiveValidator : public DrugValidator {
   struct Upstream;
   struct Answer;
   struct RxnavMatch;
+  struct Memo;
   using Endpoint = UpstreamEndpoint;
 
   // One request through cache, breaker and limiter; stores what came back.
@@ -193,6 +194,7 @@ class LiveValidator : public DrugValidator {
   LiveConfig config_;
   Clock clock_;
   std::unique_ptr<Upstream> rxnav_, openfda_;
+  std::unique_ptr<Memo> memo_;
   std::string openfda_last_updated_;
   LiveStats stats_;
   mutable std::mutex mu_;

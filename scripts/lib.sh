@@ -2,7 +2,8 @@
 #
 #   source "$(dirname "$0")/lib.sh"
 #   scribe_install_packages        # as root: apt-get install what is missing (else just check)
-#   scribe_build build             # cmake configure + build into ./build
+#   scribe_build build             # cmake configure + build everything into ./build
+#   scribe_build build scribe scribe-fcgi   # only these targets
 #   scribe_render_nginx RUN_DIR    # nginx.conf from nginx/nginx.conf.template
 #
 # Functions print what they do on stderr and return non-zero on failure; nothing here exits
@@ -41,15 +42,18 @@ scribe_install_packages() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-# Configures (once) and builds every target into $1 (default build/, relative to the repo).
+# Configures and builds into $1 (default build/, relative to the repo): the targets named after
+# it, or everything. On failure, shows the end of the build output.
 scribe_build() {
   local dir=${1:-build}
   [[ $dir == /* ]] || dir=$SCRIBE_REPO/$dir
-  scribe_log "building into $dir"
+  local targets=()
+  (($# > 1)) && targets=(--target "${@:2}")
+  scribe_log "building ${*:2}${2:+ }into $dir"
   local log status=0
   log=$(mktemp) || return 1
   { cmake -S "$SCRIBE_REPO" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
-    cmake --build "$dir" -j "$(nproc)"; } >"$log" 2>&1 || status=$?
+    cmake --build "$dir" -j "$(nproc)" "${targets[@]}"; } >"$log" 2>&1 || status=$?
   if ((status != 0)); then
     tail -n 60 "$log" >&2
     scribe_log "build failed (status $status)"

@@ -1,0 +1,423 @@
+// Unit tests for rules.h: Rules::PerDay, the PhraseMatcher, the compiled-in rule tables and
+// LoadRules errors. Expected values come from corpus/rules/*.tsv and the comments in them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "embedded.h"
+#include "rules.h"
+#include "text.h"
+
+namespace scribe {
+namespace {
+
+// ---------------------------------------------------------------- PerDay
+
+double PD(const std::string& expr, double lo, double hi) { return Rules::PerDay(expr, lo, hi).value_or(-1); }
+
+TEST(PerDay, PlainNumbersAndFractions) {
+  EXPECT_DOUBLE_EQ(PD("1", 0, 0), 1.0);
+  EXPECT_DOUBLE_EQ(PD("2", 0, 0), 2.0);
+  EXPECT_DOUBLE_EQ(PD("0.5", 0, 0), 0.5);
+  EXPECT_DOUBLE_EQ(PD("1/7", 0, 0), 1.0 / 7.0);
+  EXPECT_DOUBLE_EQ(PD("2/7", 0, 0), 2.0 / 7.0);
+  EXPECT_DOUBLE_EQ(PD("1/30", 0, 0), 1.0 / 30.0);
+}
+
+TEST(PerDay, SlotExpressions) {
+  EXPECT_DOUBLE_EQ(PD("#", 3, 3), 3.0);           // "3 times daily"
+  EXPECT_DOUBLE_EQ(PD("24/#", 8, 8), 3.0);        // q8h
+  EXPECT_DOUBLE_EQ(PD("1/#", 3, 3), 1.0 / 3.0);   // every 3 days
+  EXPECT_DOUBLE_EQ(PD("#/7", 3, 3), 3.0 / 7.0);   // 3 times a week
+  EXPECT_DOUBLE_EQ(PD("1/7#", 2, 2), 1.0 / 14.0); // every 2 weeks
+}
+
+TEST(PerDay, RangeTakesHighestPerDay) {
+  // "every 4-6 hours": the shortest interval counts -> 24/4 = 6
+  EXPECT_DOUBLE_EQ(PD("24/#", 4, 6), 6.0);
+  // "every 2-3 days": 1/2
+  EXPECT_DOUBLE_EQ(PD("1/#", 2, 3), 0.5);
+  // "every 2-4 weeks": 1/14
+  EXPECT_DOUBLE_EQ(PD("1/7#", 2, 4), 1.0 / 14.0);
+  // "2-3 times daily": 3
+  EXPECT_DOUBLE_EQ(PD("#", 2, 3), 3.0);
+  EXPECT_DOUBLE_EQ(PD("#/7", 1, 2), 2.0 / 7.0);
+}
+
+TEST(PerDay, InvalidExpressions) {
+  EXPECT_FALSE(Rules::PerDay("", 1, 1).has_value());
+  EXPECT_FALSE(Rules::PerDay("abc", 1, 1).has_value());
+  EXPECT_FALSE(Rules::PerDay("24/#", 0, 0).has_value());  // division by zero
+  EXPECT_FALSE(Rules::PerDay("1/0", 1, 1).has_value());
+  EXPECT_FALSE(Rules::PerDay("2x", 1, 1).has_value());
+  EXPECT_FALSE(Rules::PerDay("1/", 1, 1).has_value());
+}
+
+// ---------------------------------------------------------------- PhraseMatcher
+
+std::optional<PatternMatch> MatchFirst(const PhraseMatcher& m, std::string_view text) {
+  auto toks = Tokenize(text);
+  return m.MatchAt(toks, 0, toks.size());
+}
+
+TEST(PhraseMatcher, LongestMatchWins) {
+  PhraseMatcher m;
+  m.Add("chest", 1);
+  m.Add("chest pain", 2);
+  m.Add("chest pain radiating to arm", 3);
+  auto toks = Tokenize("chest pain today");
+  auto hit = m.MatchAt(toks, 0, toks.size());
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->id, 2);
+  EXPECT_EQ(hit->begin, 0u);
+  EXPECT_EQ(hit->end, 2u);
+  EXPECT_FALSE(hit->has_number);
+  // limit cuts the longer pattern
+  auto cut = m.MatchAt(toks, 0, 1);
+  ASSERT_TRUE(cut);
+  EXPECT_EQ(cut->id, 1);
+  EXPECT_FALSE(m.MatchAt(toks, 2, toks.size()));
+  EXPECT_FALSE(m.MatchAt(toks, 3, toks.size()));  // past the end
+}
+
+TEST(PhraseMatcher, CaseInsensitiveByDefault) {
+  PhraseMatcher m;
+  m.Add("Chest Pain", 7);
+  auto hit = MatchFirst(m, "CHEST PAIN");
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->id, 7);
+}
+
+TEST(PhraseMatcher, ShortCapsMatchCaseSensitively) {
+  PhraseMatcher m;
+  m.Add("SI", 1);
+  EXPECT_TRUE(MatchFirst(m, "SI"));
+  EXPECT_FALSE(MatchFirst(m, "si"));
+  EXPECT_FALSE(MatchFirst(m, "Si"));
+  PhraseMatcher four;
+  four.Add("COPD", 2);
+  EXPECT_TRUE(MatchFirst(four, "COPD"));
+  EXPECT_FALSE(MatchFirst(four, "copd"));
+  // inside a phrase too: "passive SI"
+  PhraseMatcher phrase;
+  phrase.Add("passive SI", 3);
+  EXPECT_TRUE(MatchFirst(phrase, "Passive SI"));
+  EXPECT_FALSE(MatchFirst(phrase, "passive si"));
+}
+
+TEST(PhraseMatcher, FiveLetterCapsAreNotCaseSensitive) {
+  // "at most 4 letters": NSAID (5) matches in any case
+  PhraseMatcher m;
+  m.Add("NSAID", 1);
+  EXPECT_TRUE(MatchFirst(m, "nsaid"));
+  EXPECT_TRUE(MatchFirst(m, "NSAID"));
+}
+
+TEST(PhraseMatcher, LowerCasePatternMatchesCapitalText) {
+  PhraseMatcher m;
+  m.Add("si", 1);
+  EXPECT_TRUE(MatchFirst(m, "SI"));
+  EXPECT_TRUE(MatchFirst(m, "si"));
+}
+
+TEST(PhraseMatcher, PluralFolding) {
+  PhraseMatcher fold(true);
+  fold.Add("palpitation", 1);
+  fold.Add("panic attacks", 2);
+  EXPECT_TRUE(MatchFirst(fold, "palpitations"));
+  EXPECT_TRUE(MatchFirst(fold, "Palpitation"));
+  EXPECT_TRUE(MatchFirst(fold, "panic attack"));
+  EXPECT_TRUE(MatchFirst(fold, "panic attacks"));
+  PhraseMatcher plain(false);
+  plain.Add("palpitation", 1);
+  EXPECT_FALSE(MatchFirst(plain, "palpitations"));
+  EXPECT_TRUE(MatchFirst(plain, "palpitation"));
+}
+
+TEST(PhraseMatcher, HyphensBetweenWordsAreSkipped) {
+  PhraseMatcher m;
+  m.Add("self harm", 1);
+  auto hit = MatchFirst(m, "self-harm");
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->end, 3u);  // self - harm
+  PhraseMatcher h;
+  h.Add("self-harm", 2);  // hyphen in the pattern is dropped
+  EXPECT_TRUE(MatchFirst(h, "self harm"));
+  EXPECT_TRUE(MatchFirst(h, "self \xE2\x80\x93 harm"));  // en dash
+  EXPECT_FALSE(MatchFirst(h, "self, harm"));
+}
+
+TEST(PhraseMatcher, NumberSlot) {
+  PhraseMatcher m;
+  m.Add("q # h", 1);
+  auto hit = MatchFirst(m, "q8h");
+  ASSERT_TRUE(hit);
+  EXPECT_TRUE(hit->has_number);
+  EXPECT_DOUBLE_EQ(hit->lo, 8);
+  EXPECT_DOUBLE_EQ(hit->hi, 8);
+  EXPECT_EQ(hit->end, 3u);
+  EXPECT_FALSE(MatchFirst(m, "q h"));
+}
+
+TEST(PhraseMatcher, NumberSlotRanges) {
+  PhraseMatcher m;
+  m.Add("every # hours", 1);
+  m.Add("q # h", 2);
+  for (const char* text : {"every 4-6 hours", "every 4 to 6 hours", "every 4 or 6 hours", "every 6-4 hours",
+                           "every 4\xE2\x80\x93" "6 hours"}) {
+    auto hit = MatchFirst(m, text);
+    ASSERT_TRUE(hit) << text;
+    EXPECT_EQ(hit->id, 1) << text;
+    EXPECT_DOUBLE_EQ(hit->lo, 4) << text;
+    EXPECT_DOUBLE_EQ(hit->hi, 6) << text;
+    EXPECT_EQ(hit->end, 5u) << text;
+  }
+  auto q = MatchFirst(m, "q4-6h");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->id, 2);
+  EXPECT_DOUBLE_EQ(q->lo, 4);
+  EXPECT_DOUBLE_EQ(q->hi, 6);
+}
+
+TEST(PhraseMatcher, NumberWordsFillSlotsOnlyWhenSet) {
+  PhraseMatcher m;
+  m.Add("every # hours", 1);
+  EXPECT_FALSE(MatchFirst(m, "every two hours"));
+  m.SetNumberWords({{"two", 2}, {"three", 3}});
+  auto hit = MatchFirst(m, "every two to three hours");
+  ASSERT_TRUE(hit);
+  EXPECT_DOUBLE_EQ(hit->lo, 2);
+  EXPECT_DOUBLE_EQ(hit->hi, 3);
+}
+
+TEST(PhraseMatcher, SlotFirstPattern) {
+  PhraseMatcher m;
+  m.Add("# times daily", 1);
+  auto hit = MatchFirst(m, "3 times daily");
+  ASSERT_TRUE(hit);
+  EXPECT_DOUBLE_EQ(hit->hi, 3);
+  EXPECT_FALSE(MatchFirst(m, "times daily"));
+}
+
+TEST(PhraseMatcher, FindAllNonOverlappingLeftToRight) {
+  PhraseMatcher m;
+  m.Add("chest pain", 1);
+  m.Add("pain", 2);
+  m.Add("fever", 3);
+  auto toks = Tokenize("chest pain, fever and pain");
+  auto all = m.FindAll(toks, 0, toks.size());
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].id, 1);
+  EXPECT_EQ(all[1].id, 3);
+  EXPECT_EQ(all[1].begin, 3u);
+  EXPECT_EQ(all[2].id, 2);
+  EXPECT_EQ(all[2].begin, 5u);
+  // a window
+  auto window = m.FindAll(toks, 1, 4);
+  ASSERT_EQ(window.size(), 2u);
+  EXPECT_EQ(window[0].id, 2);  // "pain" at 1 (chest is outside)
+  EXPECT_EQ(window[1].id, 3);
+}
+
+TEST(PhraseMatcher, EmptyPatternIgnored) {
+  PhraseMatcher m;
+  EXPECT_TRUE(m.empty());
+  m.Add("", 1);
+  m.Add("-", 2);
+  EXPECT_TRUE(m.empty());
+}
+
+// ---------------------------------------------------------------- DefaultRules
+
+TEST(DefaultRules, Versions) {
+  const Rules& r = DefaultRules();
+  EXPECT_EQ(r.grader_version, "1.0.0");
+  EXPECT_EQ(r.methodology_version, "1.0.0");
+  EXPECT_NE(r.changelog_yaml.find("grader_version: 1.0.0"), std::string::npos);
+}
+
+TEST(DefaultRules, UnitsTable) {
+  const Rules& r = DefaultRules();
+  ASSERT_TRUE(r.unit_by_token.count("g"));
+  EXPECT_DOUBLE_EQ(r.unit_by_token.at("g")->factor, 1000);
+  EXPECT_EQ(r.unit_by_token.at("g")->canonical, "mg");
+  EXPECT_EQ(r.unit_by_token.at("mcg")->canonical, "mcg");
+  EXPECT_EQ(r.unit_by_token.at("mcg")->family, "mass");
+  EXPECT_EQ(r.unit_by_token.at("puffs")->canonical, "puff");
+  EXPECT_EQ(r.unit_by_token.at("puffs")->implied_route, "inhaled");
+  EXPECT_EQ(r.unit_by_token.at("cc")->canonical, "mL");
+  EXPECT_EQ(r.unit_by_token.at("meq")->family, "meq");
+  EXPECT_FALSE(r.unit_by_token.count("@denominator"));
+  EXPECT_TRUE(r.denominators.count("dl"));
+  EXPECT_TRUE(r.denominators.count("kg"));
+  EXPECT_FALSE(r.denominators.count("day"));
+  EXPECT_TRUE(r.per_day_denominators.count("day"));
+  EXPECT_DOUBLE_EQ(r.number_words.at("two"), 2);
+  EXPECT_DOUBLE_EQ(r.number_words.at("half"), 0.5);
+  EXPECT_DOUBLE_EQ(r.number_words.at("twice"), 2);
+}
+
+TEST(DefaultRules, FrequencyTableRows) {
+  const Rules& r = DefaultRules();
+  auto find = [&](const std::string& pattern) -> const FrequencyRule* {
+    for (const auto& f : r.frequencies)
+      if (f.pattern == pattern) return &f;
+    return nullptr;
+  };
+  ASSERT_TRUE(find("q # h"));
+  EXPECT_EQ(find("q # h")->per_day_expr, "24/#");
+  ASSERT_TRUE(find("every # weeks"));
+  EXPECT_EQ(find("every # weeks")->per_day_expr, "1/7#");
+  ASSERT_TRUE(find("prn"));
+  EXPECT_TRUE(find("prn")->prn);
+  EXPECT_EQ(find("prn")->per_day_expr, "");
+  ASSERT_TRUE(find("bid"));
+  EXPECT_FALSE(find("bid")->prn);
+}
+
+// BUG (rules.cpp TsvRows): a row whose pattern starts with the '#' number slot is read as a
+// comment line, so frequencies.tsv's "# times daily\t#\t0" (and 13 more slot-first rows) never
+// reach the rule table. See SigTest.DISABLED_FrequenciesStartingWithANumberSlot for the effect.
+TEST(DefaultRules, DISABLED_SlotFirstFrequencyRowsAreLoaded) {
+  const Rules& r = DefaultRules();
+  int slot_first = 0;
+  const FrequencyRule* times_daily = nullptr;
+  for (const auto& f : r.frequencies) {
+    if (!f.pattern.empty() && f.pattern[0] == '#') ++slot_first;
+    if (f.pattern == "# times daily") times_daily = &f;
+  }
+  // frequencies.tsv: 8 "# times/x … day" rows and 6 "# times/x … week" rows
+  EXPECT_EQ(slot_first, 14);
+  ASSERT_NE(times_daily, nullptr);
+  EXPECT_EQ(times_daily->per_day_expr, "#");
+}
+
+TEST(DefaultRules, RoutesAndActions) {
+  const Rules& r = DefaultRules();
+  auto route = [&](const std::string& phrase) {
+    for (const auto& [p, c] : r.routes)
+      if (p == phrase) return c;
+    return std::string();
+  };
+  EXPECT_EQ(route("po"), "oral");
+  EXPECT_EQ(route("sl"), "sublingual");
+  EXPECT_EQ(route("pr"), "rectal");
+  EXPECT_EQ(r.action_aliases.size(), 4u);
+  EXPECT_EQ(r.action_aliases.at("hold"), "stop");
+  EXPECT_EQ(r.action_aliases.at("resume"), "start");
+  EXPECT_EQ(r.action_aliases.at("restart"), "start");
+  EXPECT_EQ(r.action_aliases.at("taper"), "decrease");
+}
+
+TEST(DefaultRules, CanonicalAction) {
+  const Rules& r = DefaultRules();
+  EXPECT_EQ(r.CanonicalAction("start"), "start");
+  EXPECT_EQ(r.CanonicalAction("Continue"), "continue");
+  EXPECT_EQ(r.CanonicalAction(" STOP "), "stop");
+  EXPECT_EQ(r.CanonicalAction("increase"), "increase");
+  EXPECT_EQ(r.CanonicalAction("decrease"), "decrease");
+  EXPECT_EQ(r.CanonicalAction("hold"), "stop");
+  EXPECT_EQ(r.CanonicalAction("resume"), "start");
+  EXPECT_EQ(r.CanonicalAction("taper"), "decrease");
+  EXPECT_EQ(r.CanonicalAction("started"), "");  // a note phrase, not a ground-truth action
+  EXPECT_EQ(r.CanonicalAction("maybe"), "");
+  EXPECT_EQ(r.CanonicalAction(""), "");
+}
+
+TEST(DefaultRules, AssertionListsAndLabContext) {
+  const Rules& r = DefaultRules();
+  const auto& a = r.assertion;
+  auto has = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  EXPECT_TRUE(has(a.negated_pre, "denies"));
+  EXPECT_TRUE(has(a.negated_post, "was denied"));
+  EXPECT_TRUE(has(a.negated_pseudo, "no change"));
+  EXPECT_TRUE(has(a.historical_pre, "h / o"));
+  EXPECT_TRUE(has(a.hypothetical_pre, "return if"));
+  EXPECT_TRUE(has(a.family_pre, "mother"));
+  EXPECT_TRUE(has(a.terminators, "but"));
+  EXPECT_TRUE(has(a.experiencer_terminators, "patient"));
+  EXPECT_EQ(a.qualifiers, (std::vector<std::string>{"active", "passive"}));
+  EXPECT_TRUE(has(a.abbreviations, "tab"));
+  EXPECT_TRUE(has(a.no_drug_allergies, "nkda"));
+  EXPECT_TRUE(r.lab_analytes.count("lithium"));
+  EXPECT_TRUE(r.lab_analytes.count("vitamin d"));
+  EXPECT_TRUE(r.lab_after.count("level"));
+  EXPECT_TRUE(r.lab_before.count("serum"));
+  EXPECT_TRUE(r.lab_before.count("point of care"));
+}
+
+TEST(DefaultRules, ClinicalSynonymsBothDirections) {
+  const Rules& r = DefaultRules();
+  ASSERT_TRUE(r.synonyms_of.count("si"));
+  EXPECT_EQ(r.synonyms_of.at("si"), (std::vector<std::string>{"suicidal ideation"}));
+  ASSERT_TRUE(r.synonyms_of.count("suicidal ideation"));
+  EXPECT_EQ(r.synonyms_of.at("suicidal ideation"),
+            (std::vector<std::string>{"SI", "suicidal thoughts", "thoughts of suicide"}));
+  EXPECT_TRUE(std::find(r.non_rxnorm_substances.begin(), r.non_rxnorm_substances.end(), "latex") !=
+              r.non_rxnorm_substances.end());
+  EXPECT_TRUE(std::find(r.non_rxnorm_substances.begin(), r.non_rxnorm_substances.end(), "omega 3") !=
+              r.non_rxnorm_substances.end());  // "omega-3", normalised
+}
+
+TEST(DefaultRules, SameInstance) { EXPECT_EQ(&DefaultRules(), &DefaultRules()); }
+
+// ---------------------------------------------------------------- LoadRules errors
+
+class LoadRulesTest : public ::testing::Test {
+ protected:
+  std::string f(const char* path) { return std::string(embedded_file(path)); }
+  Rules Load(std::string freq, std::string units, std::string routes, std::string actions) {
+    return LoadRules(freq, units, routes, actions, f("corpus/rules/assertion.yaml"),
+                     f("corpus/rules/clinical_synonyms.tsv"), f("corpus/rules/non_rxnorm_substances.txt"),
+                     f("corpus/rules/changelog.yaml"), f("corpus/rules/lab_context.yaml"));
+  }
+  std::string Error(std::string freq, std::string units, std::string routes, std::string actions) {
+    try {
+      Load(freq, units, routes, actions);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  const std::string kFreq = "daily\t1\t0\n";
+  const std::string kUnits = "mg\tmg\t1\tmass\n";
+  const std::string kRoutes = "po\toral\n";
+  const std::string kActions = "start\tstart\tbefore\n";
+};
+
+TEST_F(LoadRulesTest, EmbeddedFilesLoad) {
+  Rules r = Load(f("corpus/rules/frequencies.tsv"), f("corpus/rules/units.tsv"), f("corpus/rules/routes.tsv"),
+                 f("corpus/rules/actions.tsv"));
+  EXPECT_EQ(r.frequencies.size(), DefaultRules().frequencies.size());
+  EXPECT_EQ(r.units.size(), DefaultRules().units.size());
+}
+
+TEST_F(LoadRulesTest, MinimalTablesLoad) {
+  Rules r = Load(kFreq, kUnits, kRoutes, kActions);
+  EXPECT_EQ(r.frequencies.size(), 1u);
+  EXPECT_EQ(r.units.size(), 1u);
+  EXPECT_EQ(r.routes.size(), 1u);
+  EXPECT_EQ(r.actions.size(), 1u);
+}
+
+TEST_F(LoadRulesTest, ErrorsNameFileAndLine) {
+  EXPECT_EQ(Error(kFreq, "# comment\nmg\tmg\n", kRoutes, kActions),
+            "units.tsv:2: expected token, canonical, factor, family");
+  EXPECT_EQ(Error(kFreq, "mg\tmg\t0\tmass\n", kRoutes, kActions), "units.tsv:1: factor must be positive");
+  EXPECT_EQ(Error("daily\t1\t0\n\nsometimes\n", kUnits, kRoutes, kActions),
+            "frequencies.tsv:3: a row needs per_day or prn");
+  EXPECT_EQ(Error("daily\tx/y\t0\n", kUnits, kRoutes, kActions),
+            "frequencies.tsv:1: cannot evaluate per_day 'x/y'");
+  EXPECT_EQ(Error(kFreq, kUnits, "po\n", kActions), "routes.tsv:1: expected phrase, route");
+  EXPECT_EQ(Error(kFreq, kUnits, kRoutes, "start\tstart\n"), "actions.tsv:1: expected phrase, action, where");
+  EXPECT_EQ(Error(kFreq, kUnits, kRoutes, "start\tstart\tsomewhere\n"),
+            "actions.tsv:1: where must be before, after, both or alias");
+}
+
+}  // namespace
+}  // namespace scribe

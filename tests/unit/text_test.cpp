@@ -1,0 +1,412 @@
+// Unit tests for text.h: tokenizer, sentence splitter and normalisation helpers.
+// Expected values are worked out from docs/methodology.md §1 and the contract in text.h.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "rules.h"
+#include "text.h"
+
+namespace scribe {
+namespace {
+
+std::vector<std::string> Norms(const std::vector<Token>& toks) {
+  std::vector<std::string> out;
+  for (const Token& t : toks) out.push_back(t.norm);
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+// ---------------------------------------------------------------- Tokenize: kinds and norms
+
+TEST(Tokenize, WordsNumbersAndPunctuation) {
+  auto toks = Tokenize("Sertraline 50 mg, daily.");
+  ASSERT_EQ(toks.size(), 6u);
+  EXPECT_EQ(Norms(toks), (Strings{"sertraline", "50", "mg", ",", "daily", "."}));
+  EXPECT_EQ(toks[0].kind, TokenKind::kWord);
+  EXPECT_EQ(toks[0].raw, "Sertraline");
+  EXPECT_EQ(toks[1].kind, TokenKind::kNumber);
+  EXPECT_DOUBLE_EQ(toks[1].number, 50.0);
+  EXPECT_EQ(toks[3].kind, TokenKind::kPunct);
+  EXPECT_EQ(toks[5].kind, TokenKind::kPunct);
+}
+
+TEST(Tokenize, EmptyAndWhitespaceOnly) {
+  EXPECT_TRUE(Tokenize("").empty());
+  EXPECT_TRUE(Tokenize(" \t\r\n\n  ").empty());
+}
+
+TEST(Tokenize, LetterDigitRunsSplit) {
+  EXPECT_EQ(Norms(Tokenize("50mg")), (Strings{"50", "mg"}));
+  EXPECT_EQ(Norms(Tokenize("q8h")), (Strings{"q", "8", "h"}));
+  EXPECT_EQ(Norms(Tokenize("mg50")), (Strings{"mg", "50"}));
+  EXPECT_EQ(Norms(Tokenize("q4-6h")), (Strings{"q", "4", "-", "6", "h"}));
+  auto toks = Tokenize("50mg");
+  EXPECT_EQ(toks[0].kind, TokenKind::kNumber);
+  EXPECT_EQ(toks[1].kind, TokenKind::kWord);
+  EXPECT_EQ(toks[0].char_end, toks[1].char_begin);  // adjacent, no gap
+}
+
+TEST(Tokenize, ThousandsGroupsAndDecimalsAreOneNumber) {
+  auto toks = Tokenize("1,000 mg");
+  ASSERT_EQ(toks.size(), 2u);
+  EXPECT_EQ(toks[0].kind, TokenKind::kNumber);
+  EXPECT_EQ(toks[0].norm, "1000");
+  EXPECT_EQ(toks[0].raw, "1,000");
+  EXPECT_DOUBLE_EQ(toks[0].number, 1000.0);
+
+  auto big = Tokenize("12,345,678");
+  ASSERT_EQ(big.size(), 1u);
+  EXPECT_DOUBLE_EQ(big[0].number, 12345678.0);
+
+  auto dec = Tokenize("0.5");
+  ASSERT_EQ(dec.size(), 1u);
+  EXPECT_DOUBLE_EQ(dec[0].number, 0.5);
+
+  auto both = Tokenize("1,000.25");
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_DOUBLE_EQ(both[0].number, 1000.25);
+}
+
+TEST(Tokenize, CommaNotFollowedByExactlyThreeDigitsSeparates) {
+  // "1,00" and "1,0000" are not thousands groups; "5, 10" is a list.
+  EXPECT_EQ(Norms(Tokenize("1,00")), (Strings{"1", ",", "00"}));
+  EXPECT_EQ(Norms(Tokenize("1,0000")), (Strings{"1", ",", "0000"}));
+  EXPECT_EQ(Norms(Tokenize("5, 10")), (Strings{"5", ",", "10"}));
+  // a trailing dot is punctuation, not a decimal point
+  EXPECT_EQ(Norms(Tokenize("5.")), (Strings{"5", "."}));
+  EXPECT_EQ(Norms(Tokenize(".5")), (Strings{".", "5"}));
+}
+
+TEST(Tokenize, DottedAbbreviationsJoin) {
+  auto toks = Tokenize("sertraline 50 mg b.i.d.");
+  ASSERT_EQ(toks.size(), 4u);
+  EXPECT_EQ(toks[3].norm, "bid");
+  EXPECT_EQ(toks[3].raw, "b.i.d.");
+  EXPECT_EQ(toks[3].kind, TokenKind::kWord);
+  EXPECT_EQ(toks[3].char_begin, 17u);
+  EXPECT_EQ(toks[3].char_end, 23u);
+
+  EXPECT_EQ(Norms(Tokenize("p.o.")), (Strings{"po"}));
+  EXPECT_EQ(Norms(Tokenize("p.o")), (Strings{"po"}));  // trailing group without its dot
+  EXPECT_EQ(Norms(Tokenize("q.h.s.")), (Strings{"qhs"}));
+  EXPECT_EQ(Norms(Tokenize("e.g. rash")), (Strings{"eg", "rash"}));
+  EXPECT_EQ(Norms(Tokenize("B.I.D.")), (Strings{"bid"}));
+}
+
+TEST(Tokenize, SingleDottedWordIsNotJoined) {
+  // "Dr." followed by a separate word: one group only, the dot stays punctuation.
+  EXPECT_EQ(Norms(Tokenize("Dr. Smith")), (Strings{"dr", ".", "smith"}));
+  EXPECT_EQ(Norms(Tokenize("No SI.")), (Strings{"no", "si", "."}));
+  // groups longer than two letters never join
+  EXPECT_EQ(Norms(Tokenize("tab.daily")), (Strings{"tab", ".", "daily"}));
+}
+
+TEST(Tokenize, ApostrophesInsideWords) {
+  EXPECT_EQ(Norms(Tokenize("doesn't")), (Strings{"doesn't"}));
+  EXPECT_EQ(Norms(Tokenize("dc'd")), (Strings{"dc'd"}));
+  // typographic apostrophe normalises to ASCII
+  EXPECT_EQ(Norms(Tokenize("doesn\xE2\x80\x99t")), (Strings{"doesn't"}));
+  // quotes around a word are separate punctuation
+  EXPECT_EQ(Norms(Tokenize("'rash'")), (Strings{"'", "rash", "'"}));
+}
+
+TEST(Tokenize, UnicodePunctuationNormalises) {
+  EXPECT_EQ(Norms(Tokenize("4\xE2\x80\x93" "6")), (Strings{"4", "-", "6"}));      // en dash
+  EXPECT_EQ(Norms(Tokenize("\xE2\x80\xA2 item")), (Strings{"*", "item"}));          // bullet
+  EXPECT_EQ(Norms(Tokenize("50 mg \xE2\x86\x92 100 mg")), (Strings{"50", "mg", ">", "100", "mg"}));  // arrow
+  EXPECT_EQ(Norms(Tokenize("\xE2\x80\x9Cok\xE2\x80\x9D")), (Strings{"\"", "ok", "\""}));   // curly quotes
+}
+
+TEST(Tokenize, CaseFlags) {
+  auto toks = Tokenize("SI Si si BID Zoloft I");
+  ASSERT_EQ(toks.size(), 6u);
+  EXPECT_TRUE(toks[0].all_caps);
+  EXPECT_TRUE(toks[0].capitalized);
+  EXPECT_FALSE(toks[1].all_caps);
+  EXPECT_TRUE(toks[1].capitalized);
+  EXPECT_FALSE(toks[2].all_caps);
+  EXPECT_FALSE(toks[2].capitalized);
+  EXPECT_TRUE(toks[3].all_caps);
+  EXPECT_FALSE(toks[4].all_caps);
+  EXPECT_TRUE(toks[4].capitalized);
+  EXPECT_TRUE(toks[5].all_caps);
+  // every norm is lower case
+  EXPECT_EQ(Norms(toks), (Strings{"si", "si", "si", "bid", "zoloft", "i"}));
+}
+
+TEST(Tokenize, LineFlags) {
+  auto toks = Tokenize("a b\nc\n\nd");
+  ASSERT_EQ(toks.size(), 4u);
+  EXPECT_TRUE(toks[0].line_start);
+  EXPECT_FALSE(toks[1].line_start);
+  EXPECT_TRUE(toks[2].line_start);
+  EXPECT_FALSE(toks[2].blank_line_before);
+  EXPECT_TRUE(toks[3].line_start);
+  EXPECT_TRUE(toks[3].blank_line_before);
+}
+
+// ---------------------------------------------------------------- offsets
+
+TEST(Tokenize, OffsetsAreCodePointsForUnicodeText) {
+  // "Über" is 4 code points / 5 bytes.
+  auto toks = Tokenize("\xC3\x9C" "ber 50mg");
+  ASSERT_EQ(toks.size(), 3u);
+  EXPECT_EQ(toks[0].norm, "\xC3\x9C" "ber");  // lower-casing is ASCII-only: "Ü" kept as is
+  EXPECT_EQ(toks[0].char_begin, 0u);
+  EXPECT_EQ(toks[0].char_end, 4u);
+  EXPECT_EQ(toks[0].byte_begin, 0u);
+  EXPECT_EQ(toks[0].byte_end, 5u);
+  EXPECT_EQ(toks[1].char_begin, 5u);
+  EXPECT_EQ(toks[1].char_end, 7u);
+  EXPECT_EQ(toks[1].byte_begin, 6u);
+  EXPECT_EQ(toks[2].char_begin, 7u);
+  EXPECT_EQ(toks[2].char_end, 9u);
+  EXPECT_EQ(toks[2].byte_end, 10u);
+}
+
+TEST(Tokenize, OffsetsWithCjkAndAstralCodePoints) {
+  // 患者 (2 code points, 6 bytes), space, 😀 (1 code point, 4 bytes), space, Zoloft
+  const std::string text = "\xE6\x82\xA3\xE8\x80\x85 \xF0\x9F\x98\x80 Zoloft";
+  auto toks = Tokenize(text);
+  ASSERT_EQ(toks.size(), 3u);
+  EXPECT_EQ(toks[0].char_begin, 0u);
+  EXPECT_EQ(toks[0].char_end, 2u);
+  EXPECT_EQ(toks[1].char_begin, 3u);  // the emoji is a "letter": part of a word
+  EXPECT_EQ(toks[1].char_end, 4u);
+  EXPECT_EQ(toks[2].norm, "zoloft");
+  EXPECT_EQ(toks[2].char_begin, 5u);
+  EXPECT_EQ(toks[2].char_end, 11u);
+  EXPECT_EQ(toks[2].byte_begin, 12u);
+}
+
+TEST(Tokenize, NonBreakingAndThinSpacesSeparate) {
+  // U+00A0 and U+202F are spaces: "50\u00A0mg" is two tokens.
+  auto toks = Tokenize("50\xC2\xA0mg");
+  ASSERT_EQ(toks.size(), 2u);
+  EXPECT_EQ(toks[1].norm, "mg");
+  EXPECT_EQ(toks[1].char_begin, 3u);
+}
+
+// ---------------------------------------------------------------- invalid UTF-8
+
+TEST(Tokenize, OverlongUtf8IsNeverADigit) {
+  // "\xC0\xB0" would decode to '0' if overlong forms were accepted.
+  auto toks = Tokenize("1\xC0\xB0");
+  ASSERT_EQ(toks.size(), 2u);
+  EXPECT_EQ(toks[0].kind, TokenKind::kNumber);
+  EXPECT_DOUBLE_EQ(toks[0].number, 1.0);
+  EXPECT_EQ(toks[1].kind, TokenKind::kWord);
+  // each invalid byte counts as one code point
+  EXPECT_EQ(toks[1].char_begin, 1u);
+  EXPECT_EQ(toks[1].char_end, 3u);
+
+  auto alone = Tokenize("\xC0\xB0");
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_NE(alone[0].kind, TokenKind::kNumber);
+
+  // overlong '.' (0x2E) never joins numbers into a decimal
+  auto dot = Tokenize("1\xC0\xAE" "5");
+  ASSERT_EQ(dot.size(), 3u);
+  EXPECT_DOUBLE_EQ(dot[0].number, 1.0);
+  EXPECT_DOUBLE_EQ(dot[2].number, 5.0);
+}
+
+TEST(Tokenize, OverlongSpaceAndNewlineAreNotWhitespace) {
+  // overlong ' ' (C0 A0) is not a separator: "a\xC0\xA0b" stays one word
+  auto toks = Tokenize("a\xC0\xA0" "b");
+  ASSERT_EQ(toks.size(), 1u);
+  EXPECT_EQ(toks[0].char_end, 4u);  // a, two invalid bytes, b
+}
+
+TEST(Tokenize, TruncatedSequenceCountsByteByByte) {
+  // "\xE6\x82" is a truncated 3-byte sequence: 2 invalid bytes, then "x"
+  auto toks = Tokenize("\xE6\x82 x");
+  ASSERT_EQ(toks.size(), 2u);
+  EXPECT_EQ(toks[1].norm, "x");
+  EXPECT_EQ(toks[1].char_begin, 3u);
+}
+
+// ---------------------------------------------------------------- CodePointCount
+
+TEST(CodePointCount, ValidText) {
+  EXPECT_EQ(CodePointCount(""), 0u);
+  EXPECT_EQ(CodePointCount("abc"), 3u);
+  EXPECT_EQ(CodePointCount("\xC3\x9C" "ber"), 4u);
+  EXPECT_EQ(CodePointCount("\xE6\x82\xA3\xE8\x80\x85 \xF0\x9F\x98\x80"), 4u);
+  EXPECT_EQ(CodePointCount("\xFF\xFE"), 2u);  // stray bytes count one each
+}
+
+// BUG (text.cpp CodePointCount): text.h says "invalid bytes count one each", and Tokenize()
+// counts the overlong pair "\xC0\xB0" as two code points (char_end 2), but CodePointCount uses
+// the structural SeqLen only and returns 1. A note containing overlong bytes gets a
+// note_chars smaller than its own token offsets.
+TEST(CodePointCount, DISABLED_OverlongSequenceCountsLikeTheTokenizer) {
+  EXPECT_EQ(CodePointCount("\xC0\xB0"), 2u);
+  EXPECT_EQ(CodePointCount("\xE0\x80\xB0"), 3u);
+  auto toks = Tokenize("\xC0\xB0");
+  ASSERT_EQ(toks.size(), 1u);
+  EXPECT_EQ(CodePointCount("\xC0\xB0"), toks[0].char_end);
+}
+
+// ---------------------------------------------------------------- Analyze: sentences
+
+class SentencesTest : public ::testing::Test {
+ protected:
+  TokenizedText Run(std::string_view text) { return Analyze(text, DefaultRules().assertion.abbreviations); }
+};
+
+TEST_F(SentencesTest, PeriodQuestionAndExclamationEndSentences) {
+  auto tt = Run("No fever. Cough? Yes! Done");
+  // No fever . | Cough ? | Yes ! | Done
+  EXPECT_EQ(tt.sentence_begin, (std::vector<uint32_t>{0, 3, 5, 7}));
+  EXPECT_EQ(tt.sentence_end, (std::vector<uint32_t>{3, 5, 7, 8}));
+  EXPECT_EQ(tt.sentence_of, (std::vector<uint32_t>{0, 0, 0, 1, 1, 2, 2, 3}));
+}
+
+TEST_F(SentencesTest, EmptyTextHasOneEmptySentence) {
+  auto tt = Run("");
+  EXPECT_TRUE(tt.tokens.empty());
+  EXPECT_EQ(tt.sentence_begin, (std::vector<uint32_t>{0}));
+  EXPECT_EQ(tt.sentence_end, (std::vector<uint32_t>{0}));
+}
+
+TEST_F(SentencesTest, AbbreviationBeforeLowerCaseWordDoesNotBreak) {
+  // "tab" is in assertion.yaml abbreviations; the next word is lower case.
+  auto tt = Run("Take 1 tab. daily with food.");
+  EXPECT_EQ(tt.sentence_begin.size(), 1u);
+  EXPECT_EQ(tt.sentence_end, (std::vector<uint32_t>{8}));
+}
+
+TEST_F(SentencesTest, AbbreviationBeforeCapitalisedWordBreaks) {
+  // The rule is "when the next word is lower-case": "Dr. Smith" therefore breaks.
+  auto tt = Run("Seen by Dr. Smith today.");
+  EXPECT_EQ(tt.sentence_begin, (std::vector<uint32_t>{0, 4}));
+}
+
+TEST_F(SentencesTest, NonAbbreviationBreaksEvenBeforeLowerCase) {
+  auto tt = Run("No fever. cough present.");
+  EXPECT_EQ(tt.sentence_begin, (std::vector<uint32_t>{0, 3}));
+}
+
+TEST_F(SentencesTest, AbbreviationAtEndOfLineBreaks) {
+  // the abbreviation exception never crosses a line break
+  auto tt = Run("Seen with pt.\nreports fever");
+  EXPECT_EQ(tt.sentence_begin, (std::vector<uint32_t>{0, 4}));
+}
+
+TEST_F(SentencesTest, HardWrappedLinesContinue) {
+  auto tt = Run("Patient reports\nheadache since Monday.");
+  EXPECT_EQ(tt.sentence_begin.size(), 1u);
+  auto comma = Run("Reports headache,\nnausea and fatigue");
+  EXPECT_EQ(comma.sentence_begin.size(), 1u);
+}
+
+TEST_F(SentencesTest, NewLineStartingUpperCaseBreaks) {
+  auto tt = Run("Reports headache\nNo fever");
+  EXPECT_EQ(tt.sentence_begin, (std::vector<uint32_t>{0, 2}));
+}
+
+TEST_F(SentencesTest, BlankLineBreaksEvenInLowerCase) {
+  auto tt = Run("reports headache\n\nnausea");
+  EXPECT_EQ(tt.sentence_begin, (std::vector<uint32_t>{0, 2}));
+}
+
+TEST_F(SentencesTest, HeadingColonLineBreaks) {
+  auto tt = Run("Meds:\nsertraline 50 mg");
+  EXPECT_EQ(tt.sentence_begin, (std::vector<uint32_t>{0, 2}));
+}
+
+TEST_F(SentencesTest, BulletsBreak) {
+  auto tt = Run("Meds: \xE2\x80\xA2 sertraline \xE2\x80\xA2 metformin");
+  // Meds : | * sertraline | * metformin
+  EXPECT_EQ(tt.sentence_begin, (std::vector<uint32_t>{0, 2, 4}));
+  auto star = Run("* sertraline * metformin");
+  EXPECT_EQ(star.sentence_begin, (std::vector<uint32_t>{0, 2}));
+}
+
+TEST_F(SentencesTest, HyphenBulletsOnNewLinesBreak) {
+  auto tt = Run("- sertraline\n- metformin");
+  EXPECT_EQ(tt.sentence_begin, (std::vector<uint32_t>{0, 2}));
+}
+
+// ---------------------------------------------------------------- helpers
+
+TEST(Normalize, NormalizePhrase) {
+  EXPECT_EQ(NormalizePhrase("Alka-Seltzer"), "alka seltzer");
+  EXPECT_EQ(NormalizePhrase("q8h"), "q 8 h");
+  EXPECT_EQ(NormalizePhrase("b.i.d."), "bid");
+  EXPECT_EQ(NormalizePhrase("h/o"), "h / o");
+  EXPECT_EQ(NormalizePhrase("  Shortness   of\tBreath "), "shortness of breath");
+  EXPECT_EQ(NormalizePhrase(""), "");
+}
+
+TEST(Normalize, PhraseWords) {
+  EXPECT_EQ(PhraseWords("self-harm"), (Strings{"self", "harm"}));
+  EXPECT_EQ(PhraseWords("Tylenol #3"), (Strings{"tylenol", "#", "3"}));
+}
+
+TEST(Normalize, Lower) {
+  EXPECT_EQ(Lower("SerTRALine"), "sertraline");
+  EXPECT_EQ(Lower("\xC3\x9C" "BER"), "\xC3\x9C" "ber");  // ASCII-only lower-casing
+}
+
+TEST(Normalize, FoldPlural) {
+  EXPECT_EQ(FoldPlural("palpitations"), "palpitation");
+  EXPECT_EQ(FoldPlural("pills"), "pill");
+  EXPECT_EQ(FoldPlural("virus"), "virus");      // -us
+  EXPECT_EQ(FoldPlural("abscess"), "abscess");  // -ss
+  EXPECT_EQ(FoldPlural("arthritis"), "arthritis");  // -is
+  EXPECT_EQ(FoldPlural("fits"), "fits");        // four letters or fewer stay
+  EXPECT_EQ(FoldPlural("was"), "was");
+  EXPECT_EQ(FoldPlural("rash"), "rash");
+}
+
+TEST(Normalize, SplitKeepsEmptyFields) {
+  auto parts = Split("a,,b", ',');
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0], "a");
+  EXPECT_EQ(parts[1], "");
+  EXPECT_EQ(parts[2], "b");
+  EXPECT_EQ(Split("", ',').size(), 1u);
+  EXPECT_EQ(Split("a,", ',').size(), 2u);
+}
+
+TEST(Normalize, Trim) {
+  EXPECT_EQ(Trim(" \t a b \r\n"), "a b");
+  EXPECT_EQ(Trim("   "), "");
+  EXPECT_EQ(Trim("x"), "x");
+}
+
+TEST(Numbers, Round4) {
+  EXPECT_DOUBLE_EQ(Round4(2.0 / 3.0), 0.6667);
+  EXPECT_DOUBLE_EQ(Round4(1.0 / 3.0), 0.3333);
+  EXPECT_DOUBLE_EQ(Round4(1.0 / 7.0), 0.1429);
+  EXPECT_DOUBLE_EQ(Round4(0.85), 0.85);
+  EXPECT_DOUBLE_EQ(Round4(1.0), 1.0);
+  EXPECT_DOUBLE_EQ(Round4(std::numeric_limits<double>::quiet_NaN()), 0.0);
+  EXPECT_DOUBLE_EQ(Round4(std::numeric_limits<double>::infinity()), 0.0);
+}
+
+TEST(Numbers, FormatNumberAsCliniciansWrite) {
+  EXPECT_EQ(FormatNumber(50), "50");
+  EXPECT_EQ(FormatNumber(0.5), "0.5");
+  EXPECT_EQ(FormatNumber(1000), "1000");
+  EXPECT_EQ(FormatNumber(0.075), "0.075");
+  EXPECT_EQ(FormatNumber(400), "400");
+}
+
+// BUG (text.cpp FormatNumber): "%.6g" switches to exponent notation from 1,000,000, so
+// penicillin G benzathine "2,400,000 units" is reported as "2.4e+06 unit" in checks and
+// dose texts. text.h promises numbers "the way clinicians write it".
+TEST(Numbers, DISABLED_FormatNumberLargeDosesWithoutExponent) {
+  EXPECT_EQ(FormatNumber(2400000), "2400000");
+  EXPECT_EQ(FormatNumber(1000000), "1000000");
+}
+
+}  // namespace
+}  // namespace scribe

@@ -109,15 +109,18 @@ class Stack:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"scripts/serve exited with {self.proc.returncode}:\n{self.read_log()}")
+                message = f"scripts/serve exited with {self.proc.returncode}:\n{self.read_log()}"
+                self.cleanup()
+                raise RuntimeError(message)
             try:
                 if self.request("GET", "/health").status == 200 and len(self.worker_pids()) == self.workers:
                     return self
             except OSError:
                 pass
             time.sleep(0.05)
-        self.kill()
-        raise RuntimeError(f"stack did not become healthy in {timeout}s:\n{self.read_log()}")
+        message = f"stack did not become healthy in {timeout}s:\n{self.read_log()}"
+        self.cleanup()
+        raise RuntimeError(message)
 
     def read_log(self):
         with open(self.log_path, "rb") as f:

@@ -14,8 +14,8 @@
 //   --corpus DIR             load this corpus before serving [SCRIBE_CORPUS when set]
 //   --workers N              worker processes [SCRIBE_WORKERS, default 4]
 //   --prefix PATH            mount point of the routes (default /scribe-trials)
-//   --request-timeout SECS   kill a worker stuck on one request this long (default 60)
-//   --memory-limit MB        address-space limit per worker, 0 = none (default 2048)
+//   --request-timeout SECS   kill a worker stuck on one request this long (default 30)
+//   --memory-limit MB        address-space limit per worker, 0 = none (default 1024)
 //   --synchronous MODE       full: an acknowledged submission is on disk (default); normal:
 //                            WAL's lighter fsync, survives a killed process, not power loss
 //                            [SCRIBE_SYNCHRONOUS]
@@ -74,7 +74,7 @@ Options ParseOptions(int argc, char** argv) {
   o.db_path = EnvOr("SCRIBE_DB", "./data.db");
   o.corpus_dir = EnvOr("SCRIBE_CORPUS", "");
   o.supervisor.workers = static_cast<int>(Number("SCRIBE_WORKERS", EnvOr("SCRIBE_WORKERS", "4"), 1, 256));
-  o.supervisor.memory_limit_mb = 2048;
+  o.supervisor.memory_limit_mb = 1024;
   o.worker.synchronous = EnvOr("SCRIBE_SYNCHRONOUS", "full");
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];

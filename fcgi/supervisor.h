@@ -29,7 +29,7 @@ struct WorkerSlot {
 
 struct SupervisorOptions {
   int workers = 4;
-  std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};
+  std::chrono::milliseconds request_timeout{std::chrono::seconds(30)};
   std::chrono::milliseconds grace{std::chrono::seconds(5)};
   std::size_t memory_limit_mb = 0;  // RLIMIT_AS per worker; 0 leaves it unlimited
 };

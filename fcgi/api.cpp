@@ -192,7 +192,9 @@ Response Api::Badge(const std::string& vendor, const std::string& if_none_match)
     r.headers.emplace_back("ETag", "\"" + Sha256Hex(r.body) + "\"");
     badge = &Remember(key, std::move(r));
   }
-  const std::string& etag = badge->headers.back().second;
+  std::string_view etag;
+  for (const auto& [name, value] : badge->headers)
+    if (name == "ETag") etag = value;
   if (badge->status == 200 && !if_none_match.empty() && IfNoneMatchMatches(if_none_match, etag)) {
     Response not_modified = *badge;
     not_modified.status = 304;

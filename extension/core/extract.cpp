@@ -141,6 +141,13 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
         m.frequency.prn = true;
       }
     }
+    // PRN anywhere earlier in the drug's clause when no other drug stands between
+    // ("As needed for pain, ibuprofen 400 mg q6h").
+    if (!m.frequency.prn && bwd_begin == sb) {
+      size_t clause_begin = m.tok_begin;
+      while (clause_begin > sb && clause[clause_begin - 1] == clause[m.tok_begin]) --clause_begin;
+      if (sig.FindFrequency(toks, clause_begin, m.tok_begin, input).prn) m.frequency.prn = true;
+    }
     if (!m.frequency.per_day && m.dose && m.dose->per_day) {
       m.frequency.per_day = 1;
       m.frequency.text = "per day";
@@ -153,7 +160,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
 
     // Actions are read within the drug's clause: "Lisinopril 20 mg daily; the cough began soon
     // after it was started. Discontinued today." is not a start.
-    size_t act_begin = bwd_begin, act_end = fwd_end;
+    size_t act_begin = list_begin, act_end = fwd_end;
     while (act_begin < m.tok_begin && clause[act_begin] != clause[m.tok_begin]) ++act_begin;
     for (size_t k = m.tok_end; k < act_end; ++k)
       if (clause[k] != clause[m.tok_end - 1]) { act_end = k; break; }

@@ -41,13 +41,13 @@ std::string SentenceOf(const AnalyzedText& a, size_t token) {
 // substitution ("passive suicidal ideation" -> "passive SI").
 std::vector<std::string> Expand(const std::string& phrase, const Rules& rules) {
   std::vector<std::string> out{phrase};
-  std::string norm = NormalizePhrase(phrase);
+  std::string norm = FoldedPhrase(phrase);
   if (auto it = rules.synonyms_of.find(norm); it != rules.synonyms_of.end())
     out.insert(out.end(), it->second.begin(), it->second.end());
   std::string padded = " " + norm + " ";
   for (const auto& [a, b] : rules.clinical_synonyms) {
     for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-      std::string f = " " + NormalizePhrase(from) + " ";
+      std::string f = " " + FoldedPhrase(from) + " ";
       size_t p = padded.find(f);
       if (p == std::string::npos || f.size() == padded.size()) continue;
       std::string replaced = padded.substr(0, p) + " " + to + " " + padded.substr(p + f.size());

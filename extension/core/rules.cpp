@@ -30,7 +30,8 @@ std::vector<std::pair<int, std::vector<std::string>>> TsvRows(std::string_view d
   for (std::string_view line : Split(data, '\n')) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (Trim(line).empty() || line.front() == '#') continue;
+    // A comment starts with '#' and has no tab; "# times daily<TAB>#" is a frequency row.
+    if (Trim(line).empty() || (line.front() == '#' && line.find('\t') == std::string_view::npos)) continue;
     std::vector<std::string> fields;
     for (std::string_view f : Split(line, '\t')) fields.emplace_back(Trim(f));
     rows.emplace_back(line_no, std::move(fields));
@@ -284,8 +285,8 @@ Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, st
   for (auto& [line, f] : TsvRows(synonyms_tsv)) {
     if (f.size() < 2) Fail("clinical_synonyms.tsv", line, "expected phrase, equivalent");
     r.clinical_synonyms.emplace_back(f[0], f[1]);
-    r.synonyms_of[NormalizePhrase(f[0])].push_back(f[1]);
-    r.synonyms_of[NormalizePhrase(f[1])].push_back(f[0]);
+    r.synonyms_of[FoldedPhrase(f[0])].push_back(f[1]);
+    r.synonyms_of[FoldedPhrase(f[1])].push_back(f[0]);
   }
   for (std::string_view line : Split(non_rxnorm_txt, '\n')) {
     line = Trim(line);

@@ -13,7 +13,7 @@ namespace scribe {
 namespace {
 
 constexpr size_t kMaxNameWords = 6;
-constexpr size_t kMinApproximateLength = 5;
+constexpr size_t kMinApproximateLength = 6;
 
 int MaxDistanceFor(size_t length) { return length >= 10 ? 2 : length >= kMinApproximateLength ? 1 : 0; }
 

@@ -279,6 +279,15 @@ std::string NormalizePhrase(std::string_view s) {
   return out;
 }
 
+std::string FoldedPhrase(std::string_view s) {
+  std::string out;
+  for (const std::string& w : PhraseWords(s)) {
+    if (!out.empty()) out += ' ';
+    out += FoldPlural(w);
+  }
+  return out;
+}
+
 std::string FoldPlural(std::string_view w) {
   if (w.size() > 4 && w.back() == 's') {
     char p = w[w.size() - 2];
@@ -307,7 +316,10 @@ std::string_view Trim(std::string_view s) {
 
 size_t CodePointCount(std::string_view s) {
   size_t n = 0;
-  for (size_t i = 0; i < s.size(); i += SeqLen(s, i)) ++n;
+  for (size_t i = 0, len = 0; i < s.size(); i += len) {
+    Next(s, i, len);
+    ++n;
+  }
   return n;
 }
 
@@ -324,7 +336,8 @@ double Round4(double v) {
 
 std::string FormatNumber(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+  if (std::isfinite(v) && std::fabs(v) < 1e15 && v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
 

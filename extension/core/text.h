@@ -57,6 +57,9 @@ std::string NormalizePhrase(std::string_view s);
 // Word/number norms of a phrase (hyphens dropped), for token-sequence matching.
 std::vector<std::string> PhraseWords(std::string_view s);
 
+// NormalizePhrase with every word plural-folded: how phrase matching compares phrases.
+std::string FoldedPhrase(std::string_view s);
+
 // Light plural folding used by phrase matching: "palpitations" -> "palpitation".
 std::string FoldPlural(std::string_view word);
 

@@ -246,12 +246,12 @@ TEST(ExtractActions, ClauseBoundsTheAction) {
   EXPECT_FALSE(a.drugs.at(0).action);
 }
 
-// BUG (extract.cpp, action window): the backward action window of a drug starts at the end of
+// Regression test, bug fixed (extract.cpp, action window): the backward action window of a drug starts at the end of
 // the previous drug, so a "both" phrase that belongs to the previous drug ("Metformin was
 // stopped") is taken as a "before" phrase of the next one, and wins over the next drug's own
 // phrase. Actual: lisinopril -> stop. Expected: continue — its own "was continued", and
 // attributes must not leak between two drugs on a line.
-TEST(ExtractActions, DISABLED_AfterPhraseOfPreviousDrugDoesNotLeak) {
+TEST(ExtractActions, AfterPhraseOfPreviousDrugDoesNotLeak) {
   auto a = AnalyzeText("Metformin was stopped and lisinopril was continued.");
   ASSERT_EQ(Drugs(a), (Strings{"metformin", "lisinopril"}));
   EXPECT_EQ(Action(a.drugs.at(0)), "stop");
@@ -268,11 +268,11 @@ TEST(ExtractPrn, PrnAfterTheDrug) {
   EXPECT_DOUBLE_EQ(PerDay(a.drugs.at(0)), 4);
 }
 
-// BUG (extract.cpp): docs/methodology.md: "PRN is set by "prn", "as needed" … anywhere in the
+// Regression test, bug fixed (extract.cpp): docs/methodology.md: "PRN is set by "prn", "as needed" … anywhere in the
 // drug's clause", but PRN is only read in the drug's dose windows (forward to the next drug,
 // backward to the last list separator). A "," is no clause end, yet "As needed for pain,
 // ibuprofen 400 mg q6h." is not PRN. Actual: prn false. Expected: true.
-TEST(ExtractPrn, DISABLED_PrnAnywhereInTheClause) {
+TEST(ExtractPrn, PrnAnywhereInTheClause) {
   auto a = AnalyzeText("As needed for pain, ibuprofen 400 mg q6h.");
   ASSERT_EQ(a.drugs.size(), 1u);
   EXPECT_TRUE(a.drugs.at(0).frequency.prn);

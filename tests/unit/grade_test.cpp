@@ -592,13 +592,13 @@ TEST(TrapPlurals, ClinicalSynonymOfTheWrittenForm) {
   EXPECT_DOUBLE_EQ(D(g("Heart racing today.")["score_fabrication"]), 0.0);  // palpitations ~ heart racing
 }
 
-// BUG (grade.cpp Expand): clinical synonyms are looked up by the exact normalised phrase, without
+// Regression test, bug fixed (grade.cpp Expand): clinical synonyms are looked up by the exact normalised phrase, without
 // the plural folding every other phrase match uses. docs/trial-schema.md: matching has "light
 // plural folding ("palpitation" matches "palpitations")", and clinical_synonyms.tsv: "Matching a
 // ground-truth phrase also matches its equivalents". A trap written "palpitation" therefore
 // should also match the equivalent of "palpitations", "heart racing". Actual: 1.0 (not
 // triggered). Expected: 0.0.
-TEST(TrapPlurals, DISABLED_ClinicalSynonymOfTheSingularForm) {
+TEST(TrapPlurals, ClinicalSynonymOfTheSingularForm) {
   Grader g(TrialYaml("Cough.", "  fabrication_traps: [palpitation]\n", kFabOnly));
   EXPECT_DOUBLE_EQ(D(g("Heart racing today.")["score_fabrication"]), 0.0);
 }

@@ -278,10 +278,10 @@ TEST(DefaultRules, FrequencyTableRows) {
   EXPECT_FALSE(find("bid")->prn);
 }
 
-// BUG (rules.cpp TsvRows): a row whose pattern starts with the '#' number slot is read as a
+// Regression test, bug fixed (rules.cpp TsvRows): a row whose pattern starts with the '#' number slot is read as a
 // comment line, so frequencies.tsv's "# times daily\t#\t0" (and 13 more slot-first rows) never
-// reach the rule table. See SigTest.DISABLED_FrequenciesStartingWithANumberSlot for the effect.
-TEST(DefaultRules, DISABLED_SlotFirstFrequencyRowsAreLoaded) {
+// reach the rule table. See SigTest.FrequenciesStartingWithANumberSlot for the effect.
+TEST(DefaultRules, SlotFirstFrequencyRowsAreLoaded) {
   const Rules& r = DefaultRules();
   int slot_first = 0;
   const FrequencyRule* times_daily = nullptr;

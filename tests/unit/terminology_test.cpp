@@ -290,10 +290,10 @@ TEST(MatchTokens, OrdinaryWordsNeverMatch) {
     EXPECT_FALSE(MatchText(w)) << w;
 }
 
-// BUG (terminology.cpp kMinApproximateLength = 5): docs/methodology.md says "A single word of
+// Regression test, bug fixed (terminology.cpp kMinApproximateLength = 5): docs/methodology.md says "A single word of
 // six or more letters that is not an English or clinical word also matches approximately",
 // but words of five letters are approximated too: "Zolft" (5 letters) resolves to Zoloft.
-TEST(MatchTokens, DISABLED_FiveLetterWordsAreNotApproximated) {
+TEST(MatchTokens, FiveLetterWordsAreNotApproximated) {
   EXPECT_FALSE(MatchText("Zolft 50 mg"));
   // six letters still do
   auto m = MatchText("Zoloftt 50 mg");

@@ -193,10 +193,10 @@ TEST(TrialLoad, DoseFrequencyAndActionNormalisers) {
   EXPECT_DOUBLE_EQ(*two.meds.at(0).frequency->per_day, 1.0 / 7.0);
 }
 
-// BUG (rules.cpp TsvRows, see SigTest.DISABLED_FrequenciesStartingWithANumberSlot): the
+// Regression test, bug fixed (rules.cpp TsvRows, see SigTest.FrequenciesStartingWithANumberSlot): the
 // frequencies.tsv rows starting with the '#' slot are dropped as comments, so a ground truth
 // written "3 times a week" is rejected with "cannot parse frequency".
-TEST(TrialLoad, DISABLED_FrequencyWithLeadingNumber) {
+TEST(TrialLoad, FrequencyWithLeadingNumber) {
   Trial t = Parse(WithMed("    - {name: methotrexate, frequency: 3 times a week}\n"));
   ASSERT_TRUE(t.meds.at(0).frequency && t.meds.at(0).frequency->per_day);
   EXPECT_DOUBLE_EQ(*t.meds.at(0).frequency->per_day, 3.0 / 7.0);

@@ -1,6 +1,6 @@
 // fake_upstream.h — starts tests/rxnav/fake_upstream.py for a test and stops it afterwards.
 //
-//   FakeUpstream server;                       // "port N" read within 10 s, or the test fails
+//   FakeUpstream server;                       // "port N" read within 20 s, or the test fails
 //   config.rxnav_base = server.rxnav_url();    // http://127.0.0.1:N/REST
 //   server.SetMode("500", "ok");               // every RxNav request answers 500
 //   server.Stats()["rxnav"]                    // RxNav requests received so far
@@ -65,7 +65,7 @@ class FakeUpstream {
       throw std::runtime_error("cannot start python3 fake_upstream.py");
     }
     std::string line;
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
       pollfd p{fds[0], POLLIN, 0};
       if (poll(&p, 1, 200) <= 0) continue;

@@ -54,7 +54,7 @@ TEST(HttpClient, RefusedConnection) {
   EXPECT_EQ(r.http_status, 0);
   EXPECT_EQ(r.failure, HttpFailure::kRefused);
   EXPECT_EQ(r.error, "connection refused");
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1000));
 }
 
 TEST(HttpClient, SilentUpstreamTimesOutWithinTheBudget) {
@@ -67,7 +67,7 @@ TEST(HttpClient, SilentUpstreamTimesOutWithinTheBudget) {
   EXPECT_EQ(r.failure, HttpFailure::kTimeout);
   EXPECT_EQ(r.error, "timeout after 0.7 s");
   EXPECT_GE(elapsed, std::chrono::milliseconds(650));
-  EXPECT_LT(elapsed, std::chrono::milliseconds(1500));
+  EXPECT_LT(elapsed, std::chrono::milliseconds(2500));
 }
 
 TEST(HttpClient, SlowAnswerTimesOut) {
@@ -78,7 +78,7 @@ TEST(HttpClient, SlowAnswerTimesOut) {
   EXPECT_FALSE(r.transport_ok);
   EXPECT_TRUE(r.timed_out());
   EXPECT_EQ(r.error, "timeout after 0.7 s");
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1500));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2500));
   // the handle stays usable after a timeout
   r = client.Get(server.rxnav_url() + "/version.json");
   EXPECT_TRUE(r.transport_ok);

@@ -128,7 +128,7 @@ TEST_F(LiveValidatorTest, SlowAnswerTimesOutWithinTheBudget) {
   server_->SetMode("slow", "ok");
   auto start = std::chrono::steady_clock::now();
   auto v = Make()->Validate("sertaline", std::nullopt);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, Ms(1500));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, Ms(2500));
   EXPECT_TRUE(v.found);
   EXPECT_EQ(v.source, "local");
   EXPECT_EQ(v.rxcui, "36437");
@@ -219,7 +219,7 @@ TEST_F(LiveValidatorTest, SilentUpstreamCostsOneTimeoutPerNote) {
   std::vector<Validation> vs;
   for (const char* drug : kTenDrugs) vs.push_back(validator->Validate(drug, std::nullopt));
   auto elapsed = std::chrono::steady_clock::now() - start;
-  EXPECT_LT(elapsed, Ms(1500)) << "ten drugs, one 0.7 s timeout";
+  EXPECT_LT(elapsed, Ms(3000)) << "ten drugs, one 0.7 s timeout (ten would take 7 s)";
   EXPECT_EQ(validator->stats().rxnav_requests, 1);
   EXPECT_EQ(validator->stats().openfda_requests, 0) << "openFDA only enriches RxNav matches";
   EXPECT_EQ(vs[0].reason, "rxnav unreachable (timeout after 0.7 s); " + Offline(kTenDrugs[0]));

@@ -15,7 +15,14 @@ namespace {
 constexpr size_t kMaxNameWords = 6;
 constexpr size_t kMinApproximateLength = 6;
 
-int MaxDistanceFor(size_t length) { return length >= 10 ? 2 : length >= kMinApproximateLength ? 1 : 0; }
+// No single-word drug name is longer than this; longer words are never approximated (the
+// delete variants of a 1,000-letter word would take gigabytes).
+constexpr size_t kMaxApproximateLength = 32;
+
+int MaxDistanceFor(size_t length) {
+  if (length > kMaxApproximateLength) return 0;
+  return length >= 10 ? 2 : length >= kMinApproximateLength ? 1 : 0;
+}
 
 uint64_t Fnv1a(std::string_view s) {
   uint64_t h = 1469598103934665603ULL;

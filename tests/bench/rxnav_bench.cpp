@@ -39,6 +39,7 @@ class Db {
  public:
   Db(const std::string& rxnav, const std::string& openfda, bool offline) {
     for (const char* k : {"SCRIBE_OFFLINE", "SCRIBE_RXNAV_URL", "SCRIBE_OPENFDA_URL"}) unsetenv(k);
+    setenv("SCRIBE_RATE_DIR", "off", 1);  // per-process limiter: no state file left in /tmp
     if (offline) setenv("SCRIBE_OFFLINE", "1", 1);
     if (!rxnav.empty()) setenv("SCRIBE_RXNAV_URL", rxnav.c_str(), 1);
     if (!openfda.empty()) setenv("SCRIBE_OPENFDA_URL", openfda.c_str(), 1);

@@ -29,6 +29,7 @@ class Extension {
   explicit Extension(const Env& env) {
     for (const char* k : {"SCRIBE_OFFLINE", "SCRIBE_RXNAV_URL", "SCRIBE_OPENFDA_URL", "SCRIBE_HTTP_TIMEOUT_MS"})
       unsetenv(k);
+    setenv("SCRIBE_RATE_DIR", "off", 1);  // per-process limiter: no state file left in /tmp
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     EXPECT_EQ(sqlite3_open(":memory:", &db_), SQLITE_OK);
     sqlite3_enable_load_extension(db_, 1);

@@ -332,8 +332,12 @@ const std::unordered_set<std::string>& NoiseWords() {
   return words;
 }
 
-// The offline terminology's approximate-match tolerance (terminology.cpp).
-int MaxDistanceFor(size_t length) { return length >= 9 ? 2 : length >= 5 ? 1 : 0; }
+// The offline terminology's approximate-match tolerance (a copy of MaxDistanceFor in
+// terminology.cpp, which is private there: keep the two equal).
+int MaxDistanceFor(size_t length) {
+  if (length > 32) return 0;
+  return length >= 10 ? 2 : length >= 6 ? 1 : 0;
+}
 
 }  // namespace
 

@@ -266,25 +266,26 @@ json Grade(const PreparedTrial& p, std::string_view note_text, const std::string
     }
     entry["credit"] = credit;
     entry["checks"] = checks;
-    // dose magnitude: any mention of this drug for the patient with a dose >= 10x off
-    if (em.dose) {
+    // dose magnitude: the first mention of this drug for the patient with a dose >= 10x off
+    auto magnitude_error = [&]() -> bool {
+      if (!em.dose) return false;
       for (const DrugMention& m : note.drugs) {
         if (!same_drug(m) || !ForPatient(m.assertion)) continue;
         for (const Dose& d : m.doses) {
           if (d.family != em.dose->family || em.dose->Base() <= 0 || d.Base() <= 0) continue;
           double ratio = d.Base() / em.dose->Base();
-          if (ratio >= kMagnitudeRatio - 1e-9 || ratio <= 1.0 / kMagnitudeRatio + 1e-12) {
-            std::string times = ratio >= 1 ? FormatNumber(Round4(ratio)) + "x" : "1/" + FormatNumber(Round4(1.0 / ratio));
-            std::string unit_swap = d.unit != em.dose->unit ? " (" + d.unit + " written for " + em.dose->unit + ")" : "";
-            add_critical("dose_magnitude", em.name + ": note says " + d.Text() + ", expected " + em.dose->Text() + " — " +
-                                               times + " the expected dose" + unit_swap,
-                         Evidence(note, d.begin, d.end));
-            goto next_med;  // one finding per medication
-          }
+          if (ratio < kMagnitudeRatio - 1e-9 && ratio > 1.0 / kMagnitudeRatio + 1e-12) continue;
+          std::string times = ratio >= 1 ? FormatNumber(Round4(ratio)) + "x" : "1/" + FormatNumber(Round4(1.0 / ratio));
+          std::string unit_swap = d.unit != em.dose->unit ? " (" + d.unit + " written for " + em.dose->unit + ")" : "";
+          add_critical("dose_magnitude", em.name + ": note says " + d.Text() + ", expected " + em.dose->Text() + " — " +
+                                             times + " the expected dose" + unit_swap,
+                       Evidence(note, d.begin, d.end));
+          return true;
         }
       }
-    }
-  next_med:
+      return false;
+    };
+    magnitude_error();
     meds.push_back(entry);
   }
   double score_drug = trial.meds.empty() ? 1.0 : drug_sum / static_cast<double>(trial.meds.size());

@@ -332,13 +332,6 @@ const std::unordered_set<std::string>& NoiseWords() {
   return words;
 }
 
-// The offline terminology's approximate-match tolerance (a copy of MaxDistanceFor in
-// terminology.cpp, which is private there: keep the two equal).
-int MaxDistanceFor(size_t length) {
-  if (length > 32) return 0;
-  return length >= 10 ? 2 : length >= 6 ? 1 : 0;
-}
-
 }  // namespace
 
 std::string DrugNameKey(std::string_view name) {
@@ -365,7 +358,7 @@ NameCheck CheckName(std::string_view term, std::string_view name) {
   if (NormalizePhrase(term) == NormalizePhrase(name)) return {true, MatchKind::kExact, 0};
   std::string a = DrugNameKey(term), b = DrugNameKey(name);
   if (a == b) return {true, MatchKind::kNormalized, 0};
-  int max_d = MaxDistanceFor(std::min(a.size(), b.size()));
+  int max_d = ApproximateMaxDistance(std::min(a.size(), b.size()));
   int d = EditDistance(a, b, max_d);
   if (max_d > 0 && d <= max_d) return {true, MatchKind::kApproximate, d};
   return {};

@@ -19,11 +19,6 @@ constexpr size_t kMinApproximateLength = 6;
 // delete variants of a 1,000-letter word would take gigabytes).
 constexpr size_t kMaxApproximateLength = 32;
 
-int MaxDistanceFor(size_t length) {
-  if (length > kMaxApproximateLength) return 0;
-  return length >= 10 ? 2 : length >= kMinApproximateLength ? 1 : 0;
-}
-
 uint64_t Fnv1a(std::string_view s) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : s) { h ^= c; h *= 1099511628211ULL; }
@@ -64,6 +59,11 @@ void ReadLines(std::string_view data, const std::function<void(int, std::string_
 }
 
 }  // namespace
+
+int ApproximateMaxDistance(size_t length) {
+  if (length > kMaxApproximateLength) return 0;
+  return length >= 10 ? 2 : length >= kMinApproximateLength ? 1 : 0;
+}
 
 std::string_view MatchKindName(MatchKind k) {
   switch (k) {
@@ -201,7 +201,7 @@ void Terminology::BuildApproximateIndex() {
     const Concept& c = concepts_[ids.front()];
     if (c.tty != "IN" && c.tty != "BN" && c.tty != "SY") continue;
     variants.clear();
-    DeleteVariants(name, MaxDistanceFor(name.size()), variants);
+    DeleteVariants(name, ApproximateMaxDistance(name.size()), variants);
     std::sort(variants.begin(), variants.end());
     variants.erase(std::unique(variants.begin(), variants.end()), variants.end());
     for (const std::string& v : variants) deletes_.emplace_back(Fnv1a(v), ids.front());
@@ -212,7 +212,7 @@ void Terminology::BuildApproximateIndex() {
 
 std::optional<TermMatch> Terminology::Approximate(std::string_view word_in) const {
   std::string word = Lower(word_in);
-  if (MaxDistanceFor(word.size()) == 0 || !AllLetters(word)) return std::nullopt;
+  if (ApproximateMaxDistance(word.size()) == 0 || !AllLetters(word)) return std::nullopt;
   {
     std::lock_guard<std::mutex> lock(memo_->mu);
     if (auto it = memo_->answers.find(word); it != memo_->answers.end()) return it->second;
@@ -225,7 +225,7 @@ std::optional<TermMatch> Terminology::Approximate(std::string_view word_in) cons
 }
 
 std::optional<TermMatch> Terminology::ApproximateUncached(const std::string& word) const {
-  int max_d = MaxDistanceFor(word.size());
+  int max_d = ApproximateMaxDistance(word.size());
   const auto& deletes_ = Deletes();
   std::vector<std::string> variants;
   DeleteVariants(word, max_d, variants);
@@ -237,8 +237,8 @@ std::optional<TermMatch> Terminology::ApproximateUncached(const std::string& wor
     for (auto it = lo; it != deletes_.end() && it->first == h; ++it) {
       const std::string& target = concepts_[it->second].norm;
       if (target.empty() || target[0] != word[0]) continue;
-      int d = EditDistance(word, target, std::min(max_d, MaxDistanceFor(target.size())));
-      if (d > std::min(max_d, MaxDistanceFor(target.size())) || d == 0) continue;
+      int d = EditDistance(word, target, std::min(max_d, ApproximateMaxDistance(target.size())));
+      if (d > std::min(max_d, ApproximateMaxDistance(target.size())) || d == 0) continue;
       if (d < best_d) { best_d = d; best.clear(); }
       if (d == best_d && std::find(best.begin(), best.end(), it->second) == best.end()) best.push_back(it->second);
     }

@@ -109,6 +109,10 @@ class Terminology {
 // The terminology compiled into the binary, loaded once (thread-safe).
 const Terminology& DefaultTerminology();
 
+// The largest edit distance an approximate match of a word of this length may have:
+// 1 from six letters, 2 from ten, none past 32 (docs/methodology.md).
+int ApproximateMaxDistance(size_t length);
+
 // Optimal-string-alignment distance (Damerau–Levenshtein with adjacent transpositions),
 // or max_distance + 1 when larger.
 int EditDistance(std::string_view a, std::string_view b, int max_distance);

@@ -11,8 +11,10 @@
 
 SCRIBE_REPO=${SCRIBE_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 
-# Debian 12 packages the build, the server and the test suites need.
-SCRIBE_PACKAGES=(cmake g++ pkg-config libsqlite3-dev sqlite3 libyaml-cpp-dev nlohmann-json3-dev
+# Debian 12 packages the build, the server and the test suites need. build-essential brings make,
+# gcc and libc6-dev, which CMake needs for the project's C and ASM languages (--no-install-recommends
+# would not pull them in with cmake and g++ alone).
+SCRIBE_PACKAGES=(build-essential cmake g++ pkg-config libsqlite3-dev sqlite3 libyaml-cpp-dev nlohmann-json3-dev
   libfcgi-dev libcurl4-openssl-dev libssl-dev nginx-light libgtest-dev libbenchmark-dev
   python3 curl jq)
 
@@ -60,6 +62,45 @@ scribe_build() {
   fi
   rm -f "$log"
   return "$status"
+}
+
+# Ends every process of process group $1 (TERM, then KILL after 2 s). No-op when it is empty.
+scribe_end_group() {
+  local group=$1 _
+  [[ $group =~ ^[0-9]+$ ]] || return 0
+  kill -TERM -- "-$group" 2>/dev/null || return 0
+  for _ in $(seq 20); do
+    kill -0 -- "-$group" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL -- "-$group" 2>/dev/null
+  return 0
+}
+
+# The names (comm) of the live processes of process group $1, one per line.
+scribe_group_names() {
+  local f line rest state ppid pgrp comm
+  for f in /proc/[0-9]*/stat; do
+    { read -r line <"$f"; } 2>/dev/null || continue
+    rest=${line##*) }
+    read -r state ppid pgrp _ <<<"$rest"
+    [[ $pgrp == "$1" && $state != Z ]] || continue
+    comm=${line#*(}
+    printf '%s\n' "${comm%)*}"
+  done
+}
+
+# Ends the nginx process group a killed earlier run left in run directory $1 (nginx.pgid), if
+# that group still holds nginx processes.
+scribe_end_stale_groups() {
+  local file=$1/nginx.pgid group
+  [[ -f $file ]] || return 0
+  group=$(<"$file")
+  if [[ $group =~ ^[0-9]+$ ]] && scribe_group_names "$group" | grep -qx nginx; then
+    scribe_log "ending nginx processes left by an earlier run (process group $group)"
+    scribe_end_group "$group"
+  fi
+  rm -f "$file"
 }
 
 # Writes $1/nginx.conf from the template, with $1 as the run directory (pid, logs, temp files)

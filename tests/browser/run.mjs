@@ -17,7 +17,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -36,6 +36,7 @@ const DEADLINE_MS = 170_000; // the whole suite, stack start-up included, stays 
 const XSS_NOTE_PAYLOADS = ['<img src=x onerror=window.__xss=1>', '<script>window.__xss=1</script>'];
 
 let stack = null; // { process, dir } when this file started the stack
+const startedGroups = new Set(); // process groups of the stack: scripts/serve's and nginx's
 let base = null; // http://127.0.0.1:PORT/scribe-trials/
 let browser = null;
 const vendorRun = `Browser Test ${process.pid}`; // unique per run, so a reused database cannot skew counts
@@ -69,6 +70,24 @@ async function waitForHealth(url, child, timeoutMs) {
     await sleep(300);
   }
   throw new Error(`the stack did not answer ${url}health within ${timeoutMs / 1000} s`);
+}
+
+/** Live processes of the given process groups: [{ pid, comm, pgid }]. */
+function processesInGroups(groups) {
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const [state, , pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state !== 'Z' && groups.has(Number(pgid))) found.push({ pid: Number(entry), comm, pgid: Number(pgid) });
+  }
+  return found;
 }
 
 function stopStack() {
@@ -121,6 +140,8 @@ async function startStack() {
   const url = `http://127.0.0.1:${port}/scribe-trials/`;
   try {
     await waitForHealth(url, child, 120_000);
+    startedGroups.add(child.pid); // detached: scripts/serve leads its group (supervisor, workers)
+    startedGroups.add(Number(readFileSync(path.join(dir, 'run', 'nginx.pgid'), 'utf8'))); // nginx leads its own
   } catch (error) {
     const tail = log.join('').split('\n').slice(-30).join('\n');
     await stopStack();
@@ -450,3 +471,17 @@ for (const width of WIDTHS) {
     await closePage(page);
   });
 }
+
+// Last: the stack this file started must end whole (nginx master and workers, the FastCGI
+// supervisor and workers), as scripts/test promises that nothing outlives a run.
+test('stopping the stack leaves no process behind', { skip: process.env.SCRIBE_BASE_URL ? 'stack not started here' : false }, async () => {
+  await browser?.close();
+  browser = null;
+  await stopStack();
+  let left = processesInGroups(startedGroups);
+  for (let i = 0; i < 50 && left.length; i += 1) {
+    await sleep(100);
+    left = processesInGroups(startedGroups);
+  }
+  assert.deepEqual(left, [], 'processes left behind');
+});

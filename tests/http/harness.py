@@ -64,6 +64,41 @@ def _pids_with_parent(parent):
     return sorted(pids)
 
 
+def _process_groups():
+    """{pid: (comm, pgid)} of every live (non-zombie) process."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.find("(") + 1:stat.rfind(")")]
+        fields = stat[stat.rfind(")") + 2:].split()
+        if fields[0] != "Z":
+            out[int(entry)] = (comm, int(fields[2]))
+    return out
+
+
+# The process groups of every stack this process started: scripts/serve's own group (with the
+# FastCGI supervisor and workers) and nginx's (nginx leads its own group, see scripts/serve).
+STARTED_GROUPS = set()
+
+
+def leftover_processes(grace=5.0):
+    """Processes still alive in any group a Stack started, after up to `grace` seconds:
+    [(pid, comm, pgid)]. Empty when every stack ended everything it started."""
+    deadline = time.monotonic() + grace
+    while True:
+        left = sorted((pid, comm, pgid) for pid, (comm, pgid) in _process_groups().items()
+                      if pgid in STARTED_GROUPS and pid != os.getpid())
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.1)
+
+
 def alive(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -114,6 +149,7 @@ class Stack:
                 raise RuntimeError(message)
             try:
                 if self.request("GET", "/health").status == 200 and len(self.worker_pids()) == self.workers:
+                    STARTED_GROUPS.update({self.proc.pid, self.nginx_pid()})
                     return self
             except OSError:
                 pass

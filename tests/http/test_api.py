@@ -11,13 +11,14 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sqlite3
 import tempfile
 import unittest
 import urllib.parse
 import xml.etree.ElementTree as ET
 
-from harness import REPO, Stack, parse_cgi
+from harness import leftover_processes, REPO, Stack, parse_cgi
 
 TRIAL = "03-depression-suicidal-ideation"
 SEALED = "99-sealed-depression"
@@ -55,6 +56,9 @@ def tearDownModule():
     finally:
         stack.cleanup()
         shutil.rmtree(corpus_dir, ignore_errors=True)
+    left = leftover_processes()
+    if left:
+        raise AssertionError(f"processes left behind by the suite: {left}")
 
 
 class Health(unittest.TestCase):
@@ -82,6 +86,18 @@ class Health(unittest.TestCase):
         r = stack.request("HEAD", "/api/scripts")
         self.assertEqual(r.status, 200)
         self.assertEqual(r.body, b"")
+
+    def test_seed_smoke_script_holds(self):
+        # The README's smoke test (tests/http/seed_smoke.sh), exactly as a user runs it.
+        done = subprocess.run([os.path.join(REPO, "tests", "http", "seed_smoke.sh"),
+                               f"http://127.0.0.1:{stack.port}", stack.db_path],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        lines = done.stdout.splitlines()
+        self.assertTrue(lines[0].startswith('health: {"ok":true,'), lines[0])
+        self.assertEqual(lines[1], "scripts: 11")
+        self.assertRegex(lines[2], r'^graded: \{"total":[0-9.]+,"drug":[0-9.]+,"mental":[0-9.]+,"fab":[0-9.]+\}$')
+        self.assertEqual(lines[-1], "seed-smoke: all steps hold")
 
 
 class Scripts(unittest.TestCase):

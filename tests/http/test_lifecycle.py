@@ -2,7 +2,9 @@
 
 Runs scripts/serve with its default limit (10 r/s per address, burst 20) to see 429s, and
 checks that SIGTERM to scripts/serve ends nginx, the supervisor and every worker and removes
-the socket.
+the socket; that SIGKILL of nginx's master or of scripts/serve itself leaves nothing behind and
+the same port serves again at once; and, when the module ends, that no process of any stack it
+started is alive.
 """
 
 import json
@@ -11,7 +13,7 @@ import signal
 import time
 import unittest
 
-from harness import Stack, alive
+from harness import Stack, alive, leftover_processes
 
 TRIAL = "03-depression-suicidal-ideation"
 
@@ -54,14 +56,45 @@ class Lifecycle(unittest.TestCase):
         self.assertIn("stopping 2 workers", log)
         self.assertIn("serve: stopped", log)
 
-    def test_dead_nginx_stops_the_service(self):
-        pids = [self.stack.supervisor_pid()] + self.stack.worker_pids()
-        os.kill(self.stack.nginx_pid(), signal.SIGKILL)
-        self.assertNotEqual(self.stack.proc.wait(15), 0)
+    def _assert_gone(self, pids):
         deadline = time.monotonic() + 5
         while any(alive(p) for p in pids) and time.monotonic() < deadline:
             time.sleep(0.05)
         self.assertEqual([p for p in pids if alive(p)], [])
+        self.assertEqual(leftover_processes(grace=5), [])
+
+    def _restart_on_same_port(self):
+        again = Stack(workers=2)
+        again.port, again.base = self.stack.port, self.stack.base
+        again.env["PORT"] = str(self.stack.port)
+        again.start()
+        try:
+            self.assertEqual(again.request("GET", "/health").status, 200)
+        finally:
+            again.stop()
+            again.cleanup()
+
+    def test_dead_nginx_stops_the_service(self):
+        pids = [self.stack.supervisor_pid()] + self.stack.worker_pids()
+        nginx = self.stack.nginx_pid()
+        os.kill(nginx, signal.SIGKILL)
+        self.assertNotEqual(self.stack.proc.wait(15), 0)
+        # nginx's workers, orphaned by their master, are ended with it (they held the port).
+        self._assert_gone(pids)
+        self._restart_on_same_port()
+
+    def test_killed_serve_leaves_nothing(self):
+        pids = [self.stack.supervisor_pid(), self.stack.nginx_pid()] + self.stack.worker_pids()
+        self.stack.proc.send_signal(signal.SIGKILL)  # scripts/serve itself: no trap runs
+        self.stack.proc.wait(5)
+        self._assert_gone(pids)
+        self._restart_on_same_port()
+
+
+def tearDownModule():
+    left = leftover_processes()
+    if left:
+        raise AssertionError(f"processes left behind by the suite: {left}")
 
 
 if __name__ == "__main__":

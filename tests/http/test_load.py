@@ -15,7 +15,7 @@ import threading
 import time
 import unittest
 
-from harness import Stack
+from harness import leftover_processes, Stack
 
 TRIAL = "03-depression-suicidal-ideation"
 NOTE = "Patient on sertraline 50 mg daily. Reports insomnia and passive suicidal ideation. Denies chest pain."
@@ -31,6 +31,9 @@ def tearDownModule():
         stack.stop()
     finally:
         stack.cleanup()
+    left = leftover_processes()
+    if left:
+        raise AssertionError(f"processes left behind by the suite: {left}")
 
 
 class Client(threading.Thread):

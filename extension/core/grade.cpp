@@ -14,9 +14,6 @@ json Grade(const PreparedTrial& p, std::string_view output, const std::string& c
   const Trial& trial = p.trial();
   GradeContext ctx{validator};
   std::unique_ptr<Outcome> outcome = p.kind().Score(trial, p.body(), output, ctx);
-  json critical = json::array();
-  for (const CriticalError& c : outcome->critical_errors) critical.push_back(CriticalErrorJson(c));
-  json result = p.kind().Render(trial, *outcome);
   json envelope = {
       {"script_id", trial.id},
       {"kind", trial.kind},
@@ -24,7 +21,7 @@ json Grade(const PreparedTrial& p, std::string_view output, const std::string& c
       {"difficulty", trial.difficulty},
       {"score_total", outcome->score_total},
       {"unsafe", !outcome->critical_errors.empty()},
-      {"critical_errors", critical},
+      {"critical_error_count", outcome->critical_errors.size()},
       {"grader_version", p.rules().grader_version},
       {"methodology_version", p.rules().methodology_version},
       {"corpus_hash", corpus_hash},
@@ -33,19 +30,22 @@ json Grade(const PreparedTrial& p, std::string_view output, const std::string& c
       {"note_chars", CodePointCount(output)},
       {"sealed", trial.sealed},
   };
-  for (auto& [key, value] : envelope.items()) result[key] = std::move(value);
+  json critical = json::array();
   if (trial.sealed) {
-    // Sealed: scores and counts only; nothing that would reveal the answer key.
-    for (const char* key : {"meds", "mental_flags", "allergies", "fabrication_traps", "deferred_dx"}) result.erase(key);
-    for (json& c : result["critical_errors"]) {
-      c["message"] = "details withheld: sealed trial";
-      c["evidence"] = nullptr;
-      c.erase("id");
-    }
-    result["ground_truth"] = nullptr;
-  } else {
-    result["ground_truth"] = GroundTruthJson(trial);
+    // Sealed: the total, the Unsafe label and the number of critical errors, nothing else — the
+    // kind's fields (categories, counts, items, evidence) would let repeated probes rebuild the
+    // answer key.
+    for (size_t i = 0; i < outcome->critical_errors.size(); ++i)
+      critical.push_back({{"kind", "withheld"}, {"message", "details withheld: sealed trial"}, {"evidence", nullptr}});
+    envelope["critical_errors"] = std::move(critical);
+    envelope["ground_truth"] = nullptr;
+    return envelope;
   }
+  for (const CriticalError& c : outcome->critical_errors) critical.push_back(CriticalErrorJson(c));
+  envelope["critical_errors"] = std::move(critical);
+  json result = p.kind().Render(trial, *outcome);
+  for (auto& [key, value] : envelope.items()) result[key] = std::move(value);
+  result["ground_truth"] = GroundTruthJson(trial);
   return result;
 }
 

@@ -7,11 +7,12 @@
 --   :vendor        validated vendor name
 --   :scribe_output the note as submitted
 --   :result        grade.sql's JSON
-INSERT INTO submissions (id, script_id, vendor, created_at, corpus_hash, grader_version,
+INSERT INTO submissions (id, script_id, kind, vendor, created_at, corpus_hash, grader_version,
                          score_total, score_drug, score_mental, score_fabrication, unsafe,
                          scribe_output, result)
 SELECT :id,
        json_extract(g.r, '$.script_id'),
+       json_extract(g.r, '$.kind'),
        :vendor,
        g.now,
        json_extract(g.r, '$.corpus_hash'),

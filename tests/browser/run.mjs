@@ -365,13 +365,20 @@ test('back, forward and reload re-render each route', async () => {
 });
 
 test('the leaderboard lists a vendor after 3 runs, with a loading badge and copyable embeds', async () => {
+  // vendorRun's first run (the report test) was unsafe: it is listed, never passes, and says why.
   for (const name of ['reference', 'misspelled']) await submitViaApi({ script_id: TRIAL, vendor: vendorRun, scribe_output: note(TRIAL, name) });
+  const vendorSafe = `${vendorRun} Safe`;
+  for (const name of ['reference', 'reference', 'misspelled']) await submitViaApi({ script_id: TRIAL, vendor: vendorSafe, scribe_output: note(TRIAL, name) });
   const page = await openPage(1280, { permissions: ['clipboard-read', 'clipboard-write'] });
   await go(page, '#/leaderboard');
-  const row = page.locator('table.leaderboard tbody tr', { hasText: vendorRun });
+  const row = page.locator('table.leaderboard tbody tr').filter({ has: page.locator('th.vendor', { hasText: new RegExp(`^${vendorRun}$`) }) });
   await row.waitFor();
   assert.match(await row.textContent(), /\b3\b/, 'three runs');
-  const card = page.locator('.badge-card', { hasText: vendorRun });
+  const unsafeCard = page.locator('.badge-card').filter({ has: page.getByRole('heading', { name: vendorRun, exact: true }) });
+  assert.match(await unsafeCard.locator('.no-badge').textContent(), /one note was unsafe as written/);
+  const vendors = await page.locator('table.leaderboard tbody th.vendor').allTextContents();
+  assert.ok(vendors.findIndex((v) => v.startsWith(vendorSafe)) < vendors.findIndex((v) => v === vendorRun), 'the safe vendor ranks above the unsafe one');
+  const card = page.locator('.badge-card').filter({ has: page.getByRole('heading', { name: vendorSafe, exact: true }) });
   const badge = card.locator('img.badge-img');
   await badge.waitFor();
   await page.waitForFunction((img) => img.complete, await badge.elementHandle());
@@ -379,8 +386,8 @@ test('the leaderboard lists a vendor after 3 runs, with a loading badge and copy
   assert.ok(await card.locator('svg.dist').count() === 1, 'a distribution chart');
 
   const markdown = await card.getByLabel('Markdown').inputValue();
-  assert.match(markdown, /^\[!\[scribe-trials Trial Pass: Browser Test \d+\]\(http:\/\/127\.0\.0\.1:\d+\/scribe-trials\/api\/badge\/Browser%20Test%20\d+\.svg\)\]\(/);
-  assert.match(await card.getByLabel('HTML').inputValue(), /^<a href="[^"]+#\/leaderboard"><img src="[^"]+\/api\/badge\/Browser%20Test%20\d+\.svg" alt="[^"]+"><\/a>$/);
+  assert.match(markdown, /^\[!\[scribe-trials Trial Pass: Browser Test \d+ Safe\]\(http:\/\/127\.0\.0\.1:\d+\/scribe-trials\/api\/badge\/Browser%20Test%20\d+%20Safe\.svg\)\]\(/);
+  assert.match(await card.getByLabel('HTML').inputValue(), /^<a href="[^"]+#\/leaderboard"><img src="[^"]+\/api\/badge\/Browser%20Test%20\d+%20Safe\.svg" alt="[^"]+"><\/a>$/);
   await card.getByRole('button', { name: 'Copy' }).first().click();
   await card.getByText('Copied.').first().waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), markdown);

@@ -185,8 +185,16 @@ class Submit(unittest.TestCase):
         body = r.json()
         self.assertIs(body["sealed"], True)
         self.assertIsNone(body["ground_truth"])
-        for key in ("meds", "mental_flags", "fabrication_traps", "deferred_dx", "allergies"):
-            self.assertNotIn(key, body)
+        # Only the total, the Unsafe label and the number of critical errors (plus versions and
+        # the submission's own facts): no category, count, item or evidence.
+        self.assertEqual(sorted(body), ["corpus_hash", "created_at", "critical_error_count", "critical_errors",
+                                        "difficulty", "grader_version", "ground_truth", "id", "kind",
+                                        "methodology_version", "note_chars", "score_total", "script_id", "sealed",
+                                        "terminology", "trial_title", "trial_version_hash", "unsafe", "vendor"])
+        with stack.db() as c:
+            row = c.execute("SELECT kind, score_drug, score_mental, score_fabrication FROM submissions WHERE id = ?",
+                            (body["id"],)).fetchone()
+        self.assertEqual(row, ("note", None, None, None))
         stored = stack.request("GET", f"/api/submissions/{body['id']}")
         self.assertEqual(stored.json(), body)
 

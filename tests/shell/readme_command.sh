@@ -22,4 +22,12 @@ if [[ $mode != wal || $count != 10 ]]; then
   echo "0 passed, 1 failed"
   exit 1
 fi
+# readfile() of a missing file is NULL in the stock shell, and so is its grade (not an empty note).
+missing=$(SCRIBE_OFFLINE=1 sqlite3 "$tmp/data.db" ".load build/scribe" \
+  "select grade_submission('03-depression-suicidal-ideation', readfile('$tmp/no-such-note.txt')) is null")
+if [[ $missing != 1 ]]; then
+  echo "readme_command: grade of readfile(missing) is not NULL: $missing"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 echo "1 passed, 0 failed"

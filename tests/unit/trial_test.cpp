@@ -322,9 +322,9 @@ TEST(TrialErrors, UnknownAllergyFlagAndTrapKeys) {
   EXPECT_EQ(Error(With("  allergies: []\n", "  allergies: [{substance: latex, severity: high}]\n")),
             "t.yaml: ground_truth.allergies[0].severity: unknown key (allowed here: substance, reaction)");
   EXPECT_EQ(Error(With("  mental_flags: []\n", "  mental_flags: [{flag: SI, words: [SI]}]\n")),
-            "t.yaml: ground_truth.mental_flags[0].words: unknown key (allowed here: flag, keywords)");
+            "t.yaml: ground_truth.mental_flags[0].words: unknown key (allowed here: flag, keywords, when)");
   EXPECT_EQ(Error(With("  fabrication_traps: [fever]\n", "  fabrication_traps: [fever, {phrase: rash, variant: [x]}]\n")),
-            "t.yaml: ground_truth.fabrication_traps[1].variant: unknown key (allowed here: phrase, variants, match)");
+            "t.yaml: ground_truth.fabrication_traps[1].variant: unknown key (allowed here: phrase, variants, match, when)");
 }
 
 TEST(TrialErrors, UnknownWeightsCreditAndCriticalKeys) {

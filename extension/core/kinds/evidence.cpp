@@ -63,4 +63,21 @@ json MentionJson(const DrugMention& m) {
           {"end_offset", m.char_end}};
 }
 
+std::string_view WhenName(When w) {
+  switch (w) {
+    case When::kCurrent: return "current";
+    case When::kPast: return "past";
+    case When::kAny: return "any";
+  }
+  return "current";
+}
+
+When ParseWhen(const YAML::Node& map, const SchemaPath& path) {
+  std::string v = OptionalString(map, "when", path);
+  if (v.empty() || v == "current") return When::kCurrent;
+  if (v == "past") return When::kPast;
+  if (v == "any") return When::kAny;
+  path.Key("when").Fail("must be current, past or any, got " + Quote(v));
+}
+
 }  // namespace scribe

@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
 #include "extract.h"
+#include "schema.h"
 
 namespace scribe {
 
@@ -60,5 +63,20 @@ nlohmann::json DoseJson(const std::optional<Dose>& d);
 
 // For patient: affirmed now or in the past (a medication the patient took). Current: affirmed.
 inline bool ForPatient(Assertion a) { return a == Assertion::kAffirmed || a == Assertion::kHistorical; }
+
+// When a flag or trap is about the patient: now (default), in the past, or either. A historical
+// mention ("former smoker", "quit drinking years ago") never satisfies a current one.
+enum class When : uint8_t { kCurrent, kPast, kAny };
+inline bool Fits(When w, Assertion a) {
+  switch (w) {
+    case When::kCurrent: return a == Assertion::kAffirmed;
+    case When::kPast: return a == Assertion::kHistorical;
+    case When::kAny: return ForPatient(a);
+  }
+  return false;
+}
+std::string_view WhenName(When w);
+// Reads an optional `when:` key (current, past, any); default current.
+When ParseWhen(const YAML::Node& map, const SchemaPath& path);
 
 }  // namespace scribe

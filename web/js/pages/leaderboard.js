@@ -97,7 +97,7 @@ function leaderTable(rows, sort, onSort) {
   const cell = (key, attrs, ...children) => el('td', { 'data-label': COLUMNS.find((c) => c.key === key)?.label ?? key, ...attrs }, ...children);
   const body = sortRows(rows, sort).map((r) => el('tr', { class: r.passing ? 'passing' : null },
     cell('rank', { class: 'num' }, String(r.rank)),
-    el('th', { scope: 'row', class: 'vendor' }, r.vendor, r.passing ? el('span', { class: 'pass-mark', title: 'average ≥ 80 %: badge earned' }, ' ✓') : null),
+    el('th', { scope: 'row', class: 'vendor' }, r.vendor, r.passing ? el('span', { class: 'pass-mark', title: 'average ≥ 80 % and no unsafe note: badge earned' }, ' ✓') : null),
     cell('avg_score', { class: `num score-value ${grade(r.avg_score)}` }, pct(r.avg_score)),
     cell('ci95', { class: 'num' }, `${pct(r.ci95_low)} – ${pct(r.ci95_high)}`),
     cell('stddev', { class: 'num' }, pct(r.stddev)),
@@ -132,7 +132,9 @@ function badgeCard(row) {
       el('div', { class: 'badge-preview' },
         row.passing
           ? el('img', { src: api.badgeUrl(row.vendor), alt: `scribe-trials Trial Pass badge for ${row.vendor}`, height: '20', class: 'badge-img' })
-          : el('p', { class: 'muted' }, `No badge yet: the average (${pct(row.avg_score)}) is below 80 %. The embed starts showing the badge once it passes.`)),
+          : el('p', { class: 'muted no-badge' }, row.unsafe > 0
+            ? `No badge: ${row.unsafe === 1 ? 'one note was' : `${row.unsafe} notes were`} unsafe as written (a critical error), and a vendor with an unsafe note never passes, whatever its average. The embed shows “${row.unsafe} unsafe” in red.`
+            : `No badge yet: the average (${pct(row.avg_score)}) is below 80 %. The embed starts showing the badge once it passes.`)),
       el('figure', { class: 'dist-figure' },
         distributionChart(row, { width: 280, height: 76 }),
         el('figcaption', {}, `Mean ${pct(row.avg_score)} (solid line) and 95 % interval ${pct(row.ci95_low)} – ${pct(row.ci95_high)} (band) over ${row.runs} runs; the curve is the normal spread they imply. Dashed: 80 % pass.`))),
@@ -149,7 +151,8 @@ export async function render(ctx) {
       el('h1', {}, 'Leaderboard'),
       el('p', { class: 'lede' },
         'Vendors with at least three graded runs, best average first. The spread and the 95 % interval show how consistent a scribe is; ',
-        'unsafe notes had at least one critical error, whatever their score. An average of 80 % or more earns the Trial Pass badge.')),
+        'unsafe notes had at least one critical error, whatever their score. An average of 80 % or more with no unsafe note earns the Trial Pass badge; ',
+        'vendors with an unsafe note are ranked below every vendor without one.')),
     body);
 
   let rows;

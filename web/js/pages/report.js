@@ -112,22 +112,31 @@ function unsafeBanner(result, index) {
 function scores(result) {
   const weights = result.weights ?? {};
   const counts = result.counts ?? {};
+  const categories = result.categories ?? {};
   const weightNote = (key) => (weights[key] !== undefined ? `weight ${pct(weights[key], 0)}` : null);
   const detail = (key, text) => [weightNote(key), text].filter(Boolean).join(' · ');
-  return section('Scores', 'scores',
-    scoreBar('Total', result.score_total, { large: true, note: 'Σ weight × category score. The line marks the 80 % badge threshold.' }),
+  const total = scoreBar('Total', result.score_total, {
+    large: true,
+    note: result.sealed
+      ? 'Sealed trial: only the total, the Unsafe label and the number of critical errors are published.'
+      : 'Σ weight × category score over the applicable categories. The line marks the 80 % badge threshold.',
+  });
+  if (result.sealed) return section('Scores', 'scores', total);
+  // A category with no items (no expected medications, no flags) is not applicable: say so
+  // instead of showing a free 100 %.
+  const bar = (key, label, value, text) => (categories[key]?.applicable === false
+    ? el('div', { class: 'score score-na' }, el('div', { class: 'score-head' }, el('span', { class: 'score-label' }, label), el('span', { class: 'score-value muted' }, 'not applicable')), el('div', { class: 'score-note' }, 'the trial has none, so it does not count'))
+    : scoreBar(label, value, { note: detail(key, text) }));
+  return section('Scores', 'scores', total,
     el('div', { class: 'score-grid' },
-      scoreBar('Drug accuracy', result.score_drug, {
-        note: detail('drug', counts.meds_expected !== undefined ? `${counts.meds_correct ?? 0} of ${counts.meds_expected} medications fully correct` : ''),
-      }),
-      scoreBar('Mental-health capture', result.score_mental, {
-        note: detail('mental', counts.flags_expected !== undefined ? `${counts.flags_captured ?? 0} of ${counts.flags_expected} flags captured` : ''),
-      }),
-      scoreBar('Fabrication', result.score_fabrication, {
-        note: detail('fabrication', counts.traps_total !== undefined
+      bar('drug', 'Drug accuracy', result.score_drug,
+        counts.meds_expected !== undefined ? `${counts.meds_correct ?? 0} of ${counts.meds_expected} medications fully correct` : ''),
+      bar('mental', 'Mental-health capture', result.score_mental,
+        counts.flags_expected !== undefined ? `${counts.flags_captured ?? 0} of ${counts.flags_expected} flags captured` : ''),
+      bar('fabrication', 'Fabrication', result.score_fabrication,
+        counts.traps_total !== undefined
           ? `${counts.traps_triggered ?? 0} of ${counts.traps_total} traps triggered, ${counts.unsupported_drugs ?? 0} unsupported drugs`
-          : ''),
-      })));
+          : '')));
 }
 
 const MED_FIELDS = ['name', 'dose', 'frequency', 'route', 'action'];

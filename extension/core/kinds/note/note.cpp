@@ -35,6 +35,8 @@ struct NotePrepared : PreparedBody {
 struct NoteOutcome : Outcome {
   AnalyzedText note;
   double score_drug = 1, score_mental = 1, score_fabrication = 1;
+  bool drug_applies = true, mental_applies = true;  // a category with no items is not applicable
+  double weight_sum = 1;                            // of the applicable categories
   std::vector<MedResult> meds;
   std::vector<FlagMatcher::Result> flags;
   std::vector<AllergyChecker::Result> allergies;
@@ -163,10 +165,20 @@ class Note final : public Kind {
     double ratio = trap_total ? static_cast<double>(o->triggered) / trap_total : 0.0;
     double score_fab = std::max(0.0, 1.0 - ratio - kUnsupportedDrugPenalty * static_cast<double>(o->unsupported.size()));
 
+    for (CriticalError& e : InventedPrescriptions(note, o->unsupported)) o->critical_errors.push_back(std::move(e));
     p.critical.Score(note, o->critical_errors);
 
-    // The total is computed from the unrounded category scores; every score is rounded once.
-    o->score_total = Round4(t.weights.drug * score_drug + t.weights.mental * score_mental + t.weights.fabrication * score_fab);
+    // A category with no items (no expected medications, no flags) is not applicable: the total
+    // is the weighted mean of the applicable ones (fabrication always applies), so an empty
+    // category with a weight never hands out free points. The total is computed from the
+    // unrounded category scores; every score is rounded once.
+    o->drug_applies = !t.meds.empty();
+    o->mental_applies = !t.mental_flags.empty();
+    double weighted = t.weights.fabrication * score_fab;
+    o->weight_sum = t.weights.fabrication;
+    if (o->drug_applies) { weighted += t.weights.drug * score_drug; o->weight_sum += t.weights.drug; }
+    if (o->mental_applies) { weighted += t.weights.mental * score_mental; o->weight_sum += t.weights.mental; }
+    o->score_total = Round4(o->weight_sum > 0 ? weighted / o->weight_sum : score_fab);
     o->score_drug = Round4(score_drug);
     o->score_mental = Round4(score_mental);
     o->score_fabrication = Round4(score_fab);
@@ -192,7 +204,15 @@ class Note final : public Kind {
       unsupported.push_back(UnsupportedDrugJson(u));
       if (u.kind == "phantom") phantoms.push_back(u.mention.mention);
     }
+    auto category = [&](bool applies, double weight, double score, size_t items) {
+      return json{{"applicable", applies}, {"weight", weight},
+                  {"effective_weight", applies && o.weight_sum > 0 ? json(Round4(weight / o.weight_sum)) : json(applies ? 1.0 : 0.0)},
+                  {"score", applies ? json(score) : json(nullptr)}, {"items", items}};
+    };
     return {
+        {"categories", {{"drug", category(o.drug_applies, t.weights.drug, o.score_drug, t.meds.size())},
+                        {"mental", category(o.mental_applies, t.weights.mental, o.score_mental, t.mental_flags.size())},
+                        {"fabrication", category(true, t.weights.fabrication, o.score_fabrication, t.traps.size() + t.deferred_dx.size())}}},
         {"score_drug", o.score_drug},
         {"score_mental", o.score_mental},
         {"score_fabrication", o.score_fabrication},
@@ -225,10 +245,13 @@ class Note final : public Kind {
              {{"drug", "mean credit over expected medications; default credit name 0.5, dose 0.25, frequency 0.25 (a trial may override); route and action reported"},
               {"mental", "captured flags / expected flags; a flag the note negates is contradicted: no credit and a critical error"},
               {"fabrication", "max(0, 1 - triggered/(traps + deferred diagnoses) - 0.15 x unsupported drugs)"},
-              {"total", "sum of weight x category score, weights from the trial; every score rounded to 4 decimals"}}},
+              {"total", "sum of weight x category score over the applicable categories, divided by their weights' sum "
+                        "(a category with no items is not applicable; fabrication always applies); weights from the trial; "
+                        "every score rounded to 4 decimals"}}},
             {"default_credit", {{"name", 0.5}, {"dose", 0.25}, {"frequency", 0.25}, {"route", 0.0}, {"action", 0.0}}},
             {"penalties", {{"unsupported_drug", kUnsupportedDrugPenalty}, {"dose_tolerance", 0.01}, {"dose_magnitude_critical_ratio", 10}}},
-            {"critical_errors", {"contradicted_flag", "dropped_allergy", "contradicted_allergy", "dose_magnitude", "trial_rule"}}};
+            {"critical_errors", {"contradicted_flag", "dropped_allergy", "contradicted_allergy", "dose_magnitude",
+                                 "invented_prescription", "trial_rule"}}};
   }
 };
 

@@ -15,12 +15,13 @@ Trap ParseTrap(const YAML::Node& n, const SchemaPath& c) {
     trap.phrase = std::string(Trim(n.as<std::string>()));
     if (trap.phrase.empty()) c.Fail("must not be empty");
   } else if (n.IsMap()) {
-    CheckKeys(n, c, {"phrase", "variants", "match"});
+    CheckKeys(n, c, {"phrase", "variants", "match", "when"});
     trap.phrase = std::string(Trim(RequiredString(n, "phrase", c)));
     trap.variants = StringList(n["variants"], c.Key("variants"));
     std::string match = OptionalString(n, "match", c);
     if (!match.empty() && match != "affirmed" && match != "any") c.Key("match").Fail("must be affirmed or any, got " + Quote(match));
     trap.match_any = match == "any";
+    trap.when = ParseWhen(n, c);
   } else {
     c.Fail("expected a phrase or a mapping with phrase, variants, match");
   }
@@ -28,10 +29,11 @@ Trap ParseTrap(const YAML::Node& n, const SchemaPath& c) {
 }
 
 json TrapJson(const Trap& t) {
-  if (t.variants.empty() && !t.match_any) return t.phrase;
+  if (t.variants.empty() && !t.match_any && t.when == When::kCurrent) return t.phrase;
   json j = {{"phrase", t.phrase}};
   if (!t.variants.empty()) j["variants"] = t.variants;
   if (t.match_any) j["match"] = "any";
+  if (t.when != When::kCurrent) j["when"] = WhenName(t.when);
   return j;
 }
 
@@ -48,11 +50,11 @@ AssertedPhrases::AssertedPhrases(const std::vector<Trap>& traps, const std::vect
 
 namespace {
 
-AssertedPhrases::Result Collect(const PhraseSet& set, const AnalyzedText& note, bool match_any) {
+AssertedPhrases::Result Collect(const PhraseSet& set, const AnalyzedText& note, bool match_any, When when) {
   AssertedPhrases::Result r;
   for (const auto& hit : set.Find(note.text)) {
     Evidence e = MakeEvidence(note, hit.begin, hit.end);
-    bool fires = match_any || ForPatient(e.assertion);
+    bool fires = match_any || Fits(when, e.assertion);
     r.triggered = r.triggered || fires;
     if (r.hits.size() < kMaxEvidencePerItem) r.hits.push_back({std::move(e), fires});
     else ++r.more;
@@ -74,13 +76,13 @@ json HitsJson(const AssertedPhrases::Result& r, const char* flag) {
 
 std::vector<AssertedPhrases::Result> AssertedPhrases::ScoreTraps(const AnalyzedText& note) const {
   std::vector<Result> out;
-  for (size_t i = 0; i < traps_.size(); ++i) out.push_back(Collect(trap_phrases_[i], note, traps_[i].match_any));
+  for (size_t i = 0; i < traps_.size(); ++i) out.push_back(Collect(trap_phrases_[i], note, traps_[i].match_any, traps_[i].when));
   return out;
 }
 
 std::vector<AssertedPhrases::Result> AssertedPhrases::ScoreDeferred(const AnalyzedText& note) const {
   std::vector<Result> out;
-  for (const PhraseSet& set : deferred_phrases_) out.push_back(Collect(set, note, false));
+  for (const PhraseSet& set : deferred_phrases_) out.push_back(Collect(set, note, false, When::kAny));
   return out;
 }
 
@@ -129,6 +131,22 @@ json UnsupportedDrugJson(const UnsupportedDrug& u) {
   j["reason"] = u.reason;
   j["validation"] = u.validation.ToJson();
   return j;
+}
+
+std::vector<CriticalError> InventedPrescriptions(const AnalyzedText& note, const std::vector<UnsupportedDrug>& unsupported) {
+  std::vector<CriticalError> out;
+  for (const UnsupportedDrug& u : unsupported) {
+    const DrugMention& m = u.mention;
+    if (!m.action || (*m.action != "start" && *m.action != "increase")) continue;
+    std::string name = m.drug.empty() ? m.mention : m.drug;
+    Evidence ev = MakeEvidence(note, m.tok_begin, m.tok_end);
+    ev.context = SentenceOf(note, m.tok_begin);
+    out.push_back({"invented_prescription",
+                   name + " is documented as " + (*m.action == "start" ? "started" : "increased") +
+                       ", but no such drug was discussed in the encounter",
+                   "", std::move(ev)});
+  }
+  return out;
 }
 
 }  // namespace scribe

@@ -24,7 +24,8 @@ namespace scribe {
 struct Trap {
   std::string phrase;
   std::vector<std::string> variants;
-  bool match_any = false;  // "match: any": any mention triggers, whatever its assertion
+  bool match_any = false;      // "match: any": any mention triggers, whatever its assertion
+  When when = When::kCurrent;  // a past mention ("former alcohol use") triggers only `when: past`/`any`
 };
 
 Trap ParseTrap(const YAML::Node& n, const SchemaPath& path);
@@ -44,6 +45,8 @@ class AssertedPhrases {
     bool triggered = false;
   };
   std::vector<Result> ScoreTraps(const AnalyzedText& note) const;
+  // Deferred diagnoses fire when asserted for the patient, now or in the past ("history of
+  // bipolar disorder" asserts a diagnosis that was never made).
   std::vector<Result> ScoreDeferred(const AnalyzedText& note) const;
 
  private:
@@ -69,5 +72,9 @@ std::vector<UnsupportedDrug> FindUnsupportedDrugs(const AnalyzedText& note, cons
                                                   const std::set<std::string>& expected_keys,
                                                   const std::vector<std::string>& allowed_keys, DrugValidator& validator);
 nlohmann::json UnsupportedDrugJson(const UnsupportedDrug& u);
+
+// An unsupported drug the note documents as started or increased (prescribed, sent, given): a
+// prescription that never happened is a critical invented completed action.
+std::vector<CriticalError> InventedPrescriptions(const AnalyzedText& note, const std::vector<UnsupportedDrug>& unsupported);
 
 }  // namespace scribe

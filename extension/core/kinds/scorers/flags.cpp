@@ -9,14 +9,19 @@ using nlohmann::json;
 
 MentalFlag ParseMentalFlag(const YAML::Node& n, const SchemaPath& c) {
   if (!n.IsMap()) c.Fail("expected a mapping with flag and keywords");
-  CheckKeys(n, c, {"flag", "keywords"});
+  CheckKeys(n, c, {"flag", "keywords", "when"});
   MentalFlag f;
   f.flag = std::string(Trim(RequiredString(n, "flag", c)));
   f.keywords = StringList(n["keywords"], c.Key("keywords"));
+  f.when = ParseWhen(n, c);
   return f;
 }
 
-json MentalFlagJson(const MentalFlag& f) { return {{"flag", f.flag}, {"keywords", f.keywords}}; }
+json MentalFlagJson(const MentalFlag& f) {
+  json j = {{"flag", f.flag}, {"keywords", f.keywords}};
+  if (f.when != When::kCurrent) j["when"] = WhenName(f.when);
+  return j;
+}
 
 FlagMatcher::FlagMatcher(const std::vector<MentalFlag>& flags, const Rules& rules) : flags_(flags) {
   for (const MentalFlag& f : flags) {
@@ -42,7 +47,7 @@ std::vector<FlagMatcher::Result> FlagMatcher::Score(const AnalyzedText& note, st
           flag_has_qualifier && std::find(fw.begin(), fw.end(), toks[hit.begin - 1].norm) == fw.end())
         continue;
       Evidence e = MakeEvidence(note, hit.begin, hit.end);
-      if (ForPatient(e.assertion)) affirmed = true;
+      if (Fits(flags_[i].when, e.assertion)) affirmed = true;
       if (e.assertion == Assertion::kNegated) {
         negated = true;
         if (!first_negated) first_negated = e;

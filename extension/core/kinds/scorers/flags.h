@@ -1,6 +1,7 @@
 // flags.h — mental-health flags and the capture scorer (docs/methodology.md, Mental-Health Capture).
 //
-// A flag is captured when one of its phrases is affirmed for the patient in the note, and
+// A flag is captured when one of its phrases is affirmed for the patient in the note (now, unless
+// the flag says `when: past` or `when: any`: "former smoker" does not capture current smoking), and
 // contradicted — no credit and a critical error — when the note only negates it ("No SI" for a
 // patient with passive suicidal ideation). "denies active SI" is about another thing than
 // "passive suicidal ideation": a qualifier word before a hit that differs from the flag's own
@@ -24,6 +25,7 @@ namespace scribe {
 struct MentalFlag {
   std::string flag;
   std::vector<std::string> keywords;
+  When when = When::kCurrent;  // a past mention captures only a flag marked `when: past` or `any`
 };
 
 MentalFlag ParseMentalFlag(const YAML::Node& n, const SchemaPath& path);

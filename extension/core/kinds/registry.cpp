@@ -1,12 +1,14 @@
 // registry.cpp — the task kinds, one row each (see kind.h). A new kind adds its folder and a row.
 #include "kind.h"
 #include "note/note.h"
+#include "rubric/rubric.h"
 
 namespace scribe {
 
 const std::vector<const Kind*>& AllKinds() {
   static const std::vector<const Kind*> kinds = {
-      &NoteKind(),  // seed 000: a free-text note against structured ground truth
+      &NoteKind(),    // seed 000: a free-text note against structured ground truth
+      &RubricKind(),  // seed 001: a psychiatric note on a 100-point checklist, minus deductions
   };
   return kinds;
 }

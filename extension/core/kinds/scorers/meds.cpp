@@ -35,35 +35,34 @@ std::string PerDayText(const Frequency& f) {
 // The checks of one mention against the expected medication.
 std::vector<MedCheck> Checks(const ExpectedMed& em, const Credit& cw, const DrugMention& m) {
   std::vector<MedCheck> parts;
-  parts.push_back({"name", cw.name, true,
+  parts.push_back({"name", cw.name, true, true,
                    "same ingredient: " + (m.drug.empty() ? m.mention : m.drug) +
                        (m.match && m.match->kind == MatchKind::kApproximate ? " (approximate match of \"" + m.mention + "\")" : "")});
   if (!em.dose) {
-    parts.push_back({"dose", cw.dose, true, "no dose expected"});
+    parts.push_back({"dose", cw.dose, true, false, "no dose expected"});
   } else {
     const Dose* hit = nullptr;
     for (const Dose& d : m.doses)
       if (DoseMatches(*em.dose, d)) { hit = &d; break; }
-    if (hit) parts.push_back({"dose", cw.dose, true, "expected " + em.dose->Text() + ", found " + hit->Text()});
-    else if (m.dose) parts.push_back({"dose", cw.dose, false, "expected " + em.dose->Text() + ", found " + m.dose->Text()});
-    else parts.push_back({"dose", cw.dose, false, "expected " + em.dose->Text() + ", no dose found"});
+    if (hit) parts.push_back({"dose", cw.dose, true, true, "expected " + em.dose->Text() + ", found " + hit->Text()});
+    else if (m.dose) parts.push_back({"dose", cw.dose, false, true, "expected " + em.dose->Text() + ", found " + m.dose->Text()});
+    else parts.push_back({"dose", cw.dose, false, false, "expected " + em.dose->Text() + ", no dose found"});
   }
   if (!em.frequency) {
-    parts.push_back({"frequency", cw.frequency, true, "no frequency expected"});
+    parts.push_back({"frequency", cw.frequency, true, false, "no frequency expected"});
   } else {
     bool ok = FrequencyMatches(*em.frequency, m.frequency);
-    std::string found = m.frequency.per_day || m.frequency.prn
-                            ? "\"" + m.frequency.text + "\" (" + PerDayText(m.frequency) + ")"
-                            : std::string("no frequency");
-    parts.push_back({"frequency", cw.frequency, ok,
+    bool given = m.frequency.per_day || m.frequency.prn;
+    std::string found = given ? "\"" + m.frequency.text + "\" (" + PerDayText(m.frequency) + ")" : std::string("no frequency");
+    parts.push_back({"frequency", cw.frequency, ok, given,
                      "expected \"" + em.frequency->text + "\" (" + PerDayText(*em.frequency) + "), found " + found});
   }
   // route and action: always compared, scored only when the trial gives them credit
-  if (!em.route) parts.push_back({"route", cw.route, true, "no route expected"});
-  else parts.push_back({"route", cw.route, m.route && *m.route == *em.route,
+  if (!em.route) parts.push_back({"route", cw.route, true, false, "no route expected"});
+  else parts.push_back({"route", cw.route, m.route && *m.route == *em.route, m.route.has_value(),
                         "expected " + *em.route + ", found " + (m.route ? *m.route : std::string("no route"))});
-  if (!em.action) parts.push_back({"action", cw.action, true, "no action expected"});
-  else parts.push_back({"action", cw.action, m.action && *m.action == *em.action,
+  if (!em.action) parts.push_back({"action", cw.action, true, false, "no action expected"});
+  else parts.push_back({"action", cw.action, m.action && *m.action == *em.action, m.action.has_value(),
                          "expected " + *em.action + ", found " + (m.action ? *m.action : std::string("no action"))});
   return parts;
 }

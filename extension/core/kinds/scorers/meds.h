@@ -56,6 +56,7 @@ struct MedCheck {
   std::string part;  // name, dose, frequency, route, action
   double weight = 0;
   bool pass = false;
+  bool found = true;  // the note gives a value for the part (a failed check with a value contradicts)
   std::string why;
 };
 

@@ -23,7 +23,7 @@ json Grade(const PreparedTrial& p, std::string_view output, const std::string& c
       {"unsafe", !outcome->critical_errors.empty()},
       {"critical_error_count", outcome->critical_errors.size()},
       {"grader_version", p.rules().grader_version},
-      {"methodology_version", p.rules().methodology_version},
+      {"methodology_version", p.kind().methodology_version(p.rules())},
       {"corpus_hash", corpus_hash},
       {"trial_version_hash", trial.version_hash},
       {"terminology", validator.Versions()},
@@ -31,22 +31,31 @@ json Grade(const PreparedTrial& p, std::string_view output, const std::string& c
       {"sealed", trial.sealed},
   };
   json critical = json::array();
-  if (trial.sealed) {
-    // Sealed: the total, the Unsafe label and the number of critical errors, nothing else — the
-    // kind's fields (categories, counts, items, evidence) would let repeated probes rebuild the
-    // answer key.
-    for (size_t i = 0; i < outcome->critical_errors.size(); ++i)
-      critical.push_back({{"kind", "withheld"}, {"message", "details withheld: sealed trial"}, {"evidence", nullptr}});
-    envelope["critical_errors"] = std::move(critical);
-    envelope["ground_truth"] = nullptr;
-    return envelope;
-  }
   for (const CriticalError& c : outcome->critical_errors) critical.push_back(CriticalErrorJson(c));
   envelope["critical_errors"] = std::move(critical);
   json result = p.kind().Render(trial, *outcome);
   for (auto& [key, value] : envelope.items()) result[key] = std::move(value);
   result["ground_truth"] = GroundTruthJson(trial);
   return result;
+}
+
+json PublicResult(const json& result) {
+  if (!result.is_object() || !result.value("sealed", false)) return result;
+  static const char* const kShown[] = {"script_id", "kind", "trial_title", "difficulty", "score_total", "unsafe",
+                                       "critical_error_count", "grader_version", "methodology_version", "corpus_hash",
+                                       "trial_version_hash", "terminology", "note_chars", "sealed",
+                                       "id", "vendor", "created_at", "dry_run", "current", "grades"};
+  json shown = json::object();
+  for (const char* key : kShown)
+    if (result.contains(key)) shown[key] = result[key];
+  json withheld = json::array();
+  size_t n = result.value("critical_error_count", result.contains("critical_errors") && result["critical_errors"].is_array()
+                                                      ? result["critical_errors"].size() : 0);
+  for (size_t i = 0; i < n; ++i)
+    withheld.push_back({{"kind", "withheld"}, {"message", "details withheld: sealed trial"}, {"evidence", nullptr}});
+  shown["critical_errors"] = std::move(withheld);
+  shown["ground_truth"] = nullptr;
+  return shown;
 }
 
 }  // namespace scribe

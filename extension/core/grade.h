@@ -45,7 +45,15 @@ class PreparedTrial {
 };
 
 // Grades an output. Never throws for any output text (an empty text grades as an empty output).
+// The result is complete, sealed trials included: it is for whoever holds the trial files (the
+// operator); what the public may see of it is PublicResult().
 nlohmann::json Grade(const PreparedTrial& trial, std::string_view output, const std::string& corpus_hash,
                      DrugValidator& validator);
+
+// What a result shows in public. Open trials: all of it. Sealed trials: the total, the Unsafe
+// label and the number of critical errors (each withheld), the versions, and the submission's
+// own facts (id, vendor, created_at) — nothing per category, item, count or evidence, because
+// those rebuild the answer key over a few dozen probes.
+nlohmann::json PublicResult(const nlohmann::json& result);
 
 }  // namespace scribe

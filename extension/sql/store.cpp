@@ -10,6 +10,7 @@ SQLITE_EXTENSION_INIT3
 #include <vector>
 
 #include "embedded.h"
+#include "functions.h"
 #include "sqlite_util.h"
 #include "trial.h"
 
@@ -77,6 +78,7 @@ void RefreshTerminology(sqlite3* db) {
 void Migrate(sqlite3* db) {
   Exec(db, "PRAGMA foreign_keys = ON");
   if (sqlite3_db_readonly(db, "main") == 1) return;
+  RegisterMigrationFunctions(db);  // migrations compute vendor keys and digests
   const char* file = sqlite3_db_filename(db, "main");
   if (file && *file) sqlite3_exec(db, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
   int version = UserVersion(db);
@@ -119,7 +121,7 @@ int LoadCorpusIntoDb(sqlite3* db, const std::string& dir) {
     Exec(db, "DELETE FROM trials");
     Stmt ins = Prepare(db,
         "INSERT INTO trials (id, title, difficulty, summary, encounter_text, instructions, sealed, source_file, "
-        "version_hash, corpus_hash, ground_truth, definition) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+        "version_hash, corpus_hash, ground_truth, definition, kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
     for (const Trial& t : corpus.trials) {
       sqlite3_reset(ins.get());
       BindText(ins.get(), 1, t.id);
@@ -134,6 +136,7 @@ int LoadCorpusIntoDb(sqlite3* db, const std::string& dir) {
       BindText(ins.get(), 10, corpus.corpus_hash);
       BindText(ins.get(), 11, GroundTruthJson(t).dump(-1, ' ', false, json::error_handler_t::replace));
       BindText(ins.get(), 12, TrialToJson(t).dump(-1, ' ', false, json::error_handler_t::replace));
+      BindText(ins.get(), 13, t.kind);
       Step(db, ins.get());
     }
     Exec(db, "RELEASE scribe_load_corpus");

@@ -811,7 +811,10 @@ TEST(Sealed, RevealsOnlyTheTotalTheUnsafeLabelAndTheCriticalErrorCount) {
   Grader g(TrialYaml("Sertraline 50 mg daily.", "  meds:\n    - {name: sertraline, dose: 50 mg}\n", kDrugOnly,
                      "critical_errors:\n  - {id: no-admission, description: Not admitted., asserts: [hospitalized]}\n"
                      "sealed: true\n"));
-  json r = g("Sertraline 500 mg daily. Hospitalized.");
+  json full = g("Sertraline 500 mg daily. Hospitalized.");
+  // The operator's result is complete; the public one keeps the total, Unsafe and the count.
+  EXPECT_EQ(full["meds"].size(), 1u);
+  json r = PublicResult(full);
   EXPECT_DOUBLE_EQ(D(r["score_total"]), 0.75);
   EXPECT_EQ(r["sealed"], true);
   EXPECT_EQ(r["unsafe"], true);
@@ -837,13 +840,19 @@ TEST(Sealed, NotesDifferingInOneFactOnlyDifferInTheTotal) {
   Grader g(TrialYaml("Sertraline 50 mg daily. Denies chest pain.",
                      "  meds:\n    - {name: sertraline, dose: 50 mg, frequency: daily}\n  fabrication_traps: [chest pain]\n",
                      "{drug: 0.5, mental: 0.0, fabrication: 0.5}", "sealed: true\n"));
-  json a = g("Sertraline 50 mg daily.");
-  json b = g("Sertraline 50 mg daily. Chest pain.");
+  json a = PublicResult(g("Sertraline 50 mg daily."));
+  json b = PublicResult(g("Sertraline 50 mg daily. Chest pain."));
   a.erase("note_chars");
   b.erase("note_chars");
   json diff = json::diff(a, b);
   ASSERT_EQ(diff.size(), 1u) << diff.dump();
   EXPECT_EQ(diff[0]["path"], "/score_total");
+}
+
+TEST(Sealed, PublicResultOfAnOpenTrialIsTheResult) {
+  Grader g(TrialYaml("Sertraline 50 mg daily.", "  meds:\n    - {name: sertraline, dose: 50 mg}\n", kDrugOnly));
+  json r = g("Sertraline 50 mg daily.");
+  EXPECT_EQ(PublicResult(r), r);
 }
 
 TEST(Sealed, UnsealedResultCarriesTheGroundTruth) {

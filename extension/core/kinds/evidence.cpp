@@ -37,7 +37,11 @@ void AddEvidence(json& item, const EvidenceList& list, const char* key) {
 }
 
 json CriticalErrorJson(const CriticalError& c) {
-  json j = {{"kind", c.kind}, {"message", c.message}, {"evidence", c.evidence ? EvidenceJson(*c.evidence) : json(nullptr)}};
+  // key: how a reviewer names this error (scribe_review): the kind and the trial rule's id, or
+  // where its evidence starts.
+  std::string where = !c.id.empty() ? c.id : c.evidence ? std::to_string(c.evidence->start_offset) : "-";
+  json j = {{"kind", c.kind}, {"message", c.message}, {"evidence", c.evidence ? EvidenceJson(*c.evidence) : json(nullptr)},
+            {"key", c.kind + ":" + where}};
   if (!c.id.empty()) j["id"] = c.id;
   return j;
 }

@@ -88,6 +88,8 @@ class Kind {
   // What an agent is given: by default the instructions, a blank line and the encounter text.
   virtual std::string Prompt(const Trial& trial) const;
   virtual nlohmann::json Methodology() const = 0;
+  // The version of the rules this kind grades by (results carry it; a grade belongs to it).
+  virtual std::string methodology_version(const Rules& rules) const { return rules.methodology_version; }
 };
 
 // The kind named `name`, or nullptr.

@@ -236,7 +236,7 @@ TEST_F(Rubric, SeedFieldsAndCounts) {
 }
 
 TEST_F(Rubric, SealedRubricResultsRevealOnlyTheTotal) {
-  json r = Grade("Depression.", kRubric + "sealed: true\n");
+  json r = PublicResult(Grade("Depression.", kRubric + "sealed: true\n"));
   EXPECT_EQ(r.contains("rubric"), false);
   EXPECT_DOUBLE_EQ(r["score_total"].get<double>(), 0.1);
   EXPECT_TRUE(r["ground_truth"].is_null());

@@ -403,7 +403,8 @@ class Rubric final : public Kind {
     for (size_t i = 0; i < t.items.size(); ++i) {
       const ItemResult& r = o.items[i];
       json j = {{"id", t.items[i].id}, {"category", t.items[i].category}, {"fact", t.items[i].fact},
-                {"points", Round4(r.points)}, {"max", t.items[i].points}, {"credit", r.credit}, {"why", r.why}};
+                {"points", Round4(r.points)}, {"max", t.items[i].points}, {"credit", r.credit}, {"why", r.why},
+                {"key", t.items[i].id}};
       AddEvidence(j, r.evidence);
       items.push_back(std::move(j));
       full += r.credit == "full";
@@ -413,7 +414,8 @@ class Rubric final : public Kind {
     }
     for (const auto& d : o.deductions)
       deductions.push_back({{"severity", d.severity}, {"points", d.points}, {"source", d.source}, {"why", d.why},
-                            {"evidence", d.evidence ? EvidenceJson(*d.evidence) : json(nullptr)}});
+                            {"evidence", d.evidence ? EvidenceJson(*d.evidence) : json(nullptr)},
+                            {"key", d.source + ":" + (d.evidence ? std::to_string(d.evidence->start_offset) : "-")}});
     return {
         {"rubric", {{"methodology_version", rr.methodology_version},
                     {"categories", categories},
@@ -432,6 +434,8 @@ class Rubric final : public Kind {
                     {"critical_errors", o.critical_errors.size()}}},
     };
   }
+
+  std::string methodology_version(const Rules&) const override { return RubricDefaults().methodology_version; }
 
   json Methodology() const override {
     json m = RubricDefaults().published;

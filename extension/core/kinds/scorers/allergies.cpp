@@ -128,7 +128,7 @@ std::vector<AllergyChecker::Result> AllergyChecker::Score(const AnalyzedText& no
 
 json AllergyJson(const ExpectedAllergy& a, const AllergyChecker::Result& r) {
   json j = {{"substance", a.substance}, {"reaction", a.reaction.empty() ? json(nullptr) : json(a.reaction)},
-            {"status", r.status}};
+            {"status", r.status}, {"key", "allergy:" + a.substance}};
   AddEvidence(j, r.evidence);
   return j;
 }

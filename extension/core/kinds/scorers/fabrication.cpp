@@ -88,13 +88,14 @@ std::vector<AssertedPhrases::Result> AssertedPhrases::ScoreDeferred(const Analyz
 
 json TrapResultJson(const Trap& t, const AssertedPhrases::Result& r) {
   json j = {{"phrase", t.phrase}, {"match", t.match_any ? "any" : "affirmed"}, {"triggered", r.triggered},
-            {"evidence", HitsJson(r, "triggers")}};
+            {"evidence", HitsJson(r, "triggers")}, {"key", "trap:" + t.phrase}};
   if (r.more) j["evidence_more"] = r.more;
   return j;
 }
 
 json DeferredResultJson(const std::string& diagnosis, const AssertedPhrases::Result& r) {
-  json j = {{"diagnosis", diagnosis}, {"asserted", r.triggered}, {"evidence", HitsJson(r, "asserted")}};
+  json j = {{"diagnosis", diagnosis}, {"asserted", r.triggered}, {"evidence", HitsJson(r, "asserted")},
+            {"key", "deferred:" + diagnosis}};
   if (r.more) j["evidence_more"] = r.more;
   return j;
 }
@@ -130,6 +131,7 @@ json UnsupportedDrugJson(const UnsupportedDrug& u) {
   j["kind"] = u.kind;
   j["reason"] = u.reason;
   j["validation"] = u.validation.ToJson();
+  j["key"] = "unsupported_drug:" + Lower(u.mention.mention);
   return j;
 }
 

@@ -64,7 +64,7 @@ std::vector<FlagMatcher::Result> FlagMatcher::Score(const AnalyzedText& note, st
 }
 
 json FlagJson(const MentalFlag& flag, const FlagMatcher::Result& r) {
-  json j = {{"flag", flag.flag}, {"status", r.status}};
+  json j = {{"flag", flag.flag}, {"status", r.status}, {"key", "flag:" + flag.flag}};
   AddEvidence(j, r.evidence);
   return j;
 }

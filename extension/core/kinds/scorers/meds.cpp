@@ -223,6 +223,7 @@ json MedJson(const ExpectedMed& em, const MedResult& r) {
   entry["validation"] = r.validation.ToJson();
   entry["credit"] = credit;
   entry["checks"] = checks;
+  entry["key"] = "med:" + em.name;  // how a reviewer names it (scribe_review)
   return entry;
 }
 

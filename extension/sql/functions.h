@@ -17,5 +17,7 @@ void ScribeT95(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 
 // Registers the eponymous table-valued function extract_drugs(text).
 int RegisterExtractDrugs(sqlite3* db);
+// Registers the eponymous table-valued function scribe_find(text, phrase) (find_vtab.cpp).
+int RegisterScribeFind(sqlite3* db);
 
 }  // namespace scribe::sql

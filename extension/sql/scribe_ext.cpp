@@ -82,6 +82,8 @@ int Init(sqlite3* db, char** pzErrMsg) {
   }
   int rc = RegisterExtractDrugs(db);
   if (rc != SQLITE_OK) return fail(std::string("cannot register extract_drugs: ") + sqlite3_errstr(rc), rc);
+  rc = RegisterScribeFind(db);
+  if (rc != SQLITE_OK) return fail(std::string("cannot register scribe_find: ") + sqlite3_errstr(rc), rc);
   return SQLITE_OK;
 }
 

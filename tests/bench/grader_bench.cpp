@@ -24,6 +24,7 @@
 
 #include "embedded.h"
 #include "extract.h"
+#include "find.h"
 #include "grade.h"
 #include "trial.h"
 #include "validator.h"
@@ -156,10 +157,27 @@ void BM_AssertionWorstCase(benchmark::State& state, std::string shape) {
   state.SetComplexityN(state.range(0));
 }
 
+// scribe_find over the same shapes, looking for the shape's first word: a match (with its
+// assertion and deciding cue) at nearly every repetition.
+void BM_FindWorstCase(benchmark::State& state, std::string shape) {
+  const std::string& unit = AssertionShapes().at(shape);
+  std::string text = Repeat(unit, state.range(0));
+  std::string phrase = unit.substr(0, unit.find_first_of(" ;:,"));
+  for (auto _ : state) {
+    std::vector<PhraseFinding> found = FindPhrase(text, phrase);
+    benchmark::DoNotOptimize(found.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.size()));
+  state.SetComplexityN(state.range(0));
+}
+
 const bool kRegistered = [] {
-  for (const auto& [shape, unit] : AssertionShapes())
+  for (const auto& [shape, unit] : AssertionShapes()) {
     benchmark::RegisterBenchmark(("BM_AssertionWorstCase/" + shape).c_str(), BM_AssertionWorstCase, shape)
         ->RangeMultiplier(4)->Range(1 << 12, 1 << 18)->Complexity()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("BM_FindWorstCase/" + shape).c_str(), BM_FindWorstCase, shape)
+        ->RangeMultiplier(4)->Range(1 << 12, 1 << 18)->Complexity()->Unit(benchmark::kMillisecond);
+  }
   for (const auto& entry : std::filesystem::directory_iterator("tests/fixtures/notes")) {
     std::string id = entry.path().filename().string();
     if (!std::filesystem::exists(entry.path() / "reference.txt")) continue;

@@ -53,8 +53,9 @@ struct AssertionAnalyzer::Scope {
 
 // Per-sentence buffers, reused across sentences (indexes are sentence-relative).
 struct AssertionAnalyzer::Workspace {
-  std::vector<uint8_t> is_trigger, forward_only_end, clause_break, scope_break, experiencer_break, heading;
-  std::vector<uint32_t> next_break, next_experiencer, prev_start, prev_experiencer, next_comma;
+  std::vector<uint8_t> is_trigger, forward_only_end, clause_break, family_through, heading, extra_break[kCategories];
+  // Per category: where a forward scope from token i stops, where a backward scope ending at i starts.
+  std::vector<uint32_t> next_break[kCategories], prev_start[kCategories], next_comma;
   std::vector<Scope> forward, backward;
   std::vector<int32_t> forward_head, forward_next, backward_head, backward_next;
   std::vector<int32_t> forward_choice;  // token * kCategories + category -> match, -1 none
@@ -94,7 +95,9 @@ AssertionAnalyzer::AssertionAnalyzer(const Rules& rules) {
   add(t.family_post, kFamPost);
   add(t.family_pseudo, kFamPseudo);
   add(t.terminators, kTerm);
+  add(t.family_through, kFamThrough);
   add(t.experiencer_terminators, kExpTerm);
+  add(t.historical_terminators, kHistTerm);
   for (const auto& [phrase, kind] : phrases) {
     matcher_.Add(phrase, static_cast<int>(kinds_.size()));
     kinds_.push_back(kind);
@@ -121,13 +124,16 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
   const auto& toks = text.tokens;
   const size_t n = se - sb;
   const std::vector<PatternMatch> matches = matcher_.FindAll(toks, sb, se);
-  for (auto* v : {&ws.is_trigger, &ws.forward_only_end, &ws.clause_break, &ws.scope_break, &ws.experiencer_break, &ws.heading}) v->assign(n, 0);
+  for (auto* v : {&ws.is_trigger, &ws.forward_only_end, &ws.clause_break, &ws.family_through, &ws.heading}) v->assign(n, 0);
+  for (auto& v : ws.extra_break) v.assign(n, 0);
 
   // 1. Triggers and clause breaks: ";" and terminators.
   for (const PatternMatch& m : matches) {
     uint32_t kind = kinds_[m.id];
     if (kind & kTerm) ws.clause_break[m.begin - sb] = 1;
-    if (kind & kExpTerm) ws.experiencer_break[m.begin - sb] = 1;
+    if (kind & kFamThrough) ws.family_through[m.begin - sb] = 1;
+    if (kind & kExpTerm) ws.extra_break[kFam][m.begin - sb] = 1;
+    if (kind & kHistTerm) ws.extra_break[kHist][m.begin - sb] = 1;
     for (size_t k = m.begin; k < m.end; ++k) {
       bits[k] |= kBitTrigger;
       ws.is_trigger[k - sb] = 1;
@@ -174,28 +180,31 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
     ws.heading[first] = 1;
   }
 
-  // 3. Where scopes end: forward scopes stop before a break; backward scopes start after a
-  // clause break, or at the first word of a heading.
-  for (size_t i = 0; i < n; ++i) {
-    ws.scope_break[i] = ws.clause_break[i] | ws.heading[i];
-    ws.experiencer_break[i] |= ws.scope_break[i];
-  }
-  for (auto* v : {&ws.next_break, &ws.next_experiencer, &ws.prev_start, &ws.prev_experiencer, &ws.next_comma})
-    v->assign(n + 1, 0);
-  ws.next_break[n] = ws.next_experiencer[n] = ws.next_comma[n] = static_cast<uint32_t>(n);
-  for (size_t i = n; i-- > 0;) {
-    ws.next_break[i] = ws.scope_break[i] ? static_cast<uint32_t>(i) : ws.next_break[i + 1];
-    ws.next_experiencer[i] = ws.experiencer_break[i] ? static_cast<uint32_t>(i) : ws.next_experiencer[i + 1];
-    ws.next_comma[i] = IsPunct(toks[sb + i], ",") ? static_cast<uint32_t>(i) : ws.next_comma[i + 1];
-  }
-  uint32_t start = 0, start_experiencer = 0;
-  for (size_t i = 0; i <= n; ++i) {
-    ws.prev_start[i] = start;
-    ws.prev_experiencer[i] = start_experiencer;
-    if (i == n) break;
-    uint32_t after = ws.heading[i] && !ws.clause_break[i] ? static_cast<uint32_t>(i) : static_cast<uint32_t>(i + 1);
-    if (ws.scope_break[i]) start = std::max(start, after);
-    if (ws.experiencer_break[i]) start_experiencer = std::max(start_experiencer, ws.scope_break[i] ? after : static_cast<uint32_t>(i + 1));
+  // 3. Where scopes end, per category: clause breaks and headings for all (a family scope runs
+  // through "who", "positive for" …), plus experiencer terminators for family and the
+  // present-tense terminators of historical scopes. Forward scopes stop before a break;
+  // backward scopes start after a clause break, or at the first word of a heading.
+  ws.next_comma.assign(n + 1, static_cast<uint32_t>(n));
+  for (size_t i = n; i-- > 0;) ws.next_comma[i] = IsPunct(toks[sb + i], ",") ? static_cast<uint32_t>(i) : ws.next_comma[i + 1];
+  for (int c = 0; c < kCategories; ++c) {
+    auto is_break = [&](size_t i) {
+      bool clause = ws.clause_break[i] && !(c == kFam && ws.family_through[i]);
+      return clause || ws.heading[i] || ws.extra_break[c][i];
+    };
+    auto& next = ws.next_break[c];
+    auto& prev = ws.prev_start[c];
+    next.assign(n + 1, static_cast<uint32_t>(n));
+    prev.assign(n + 1, 0);
+    for (size_t i = n; i-- > 0;) next[i] = is_break(i) ? static_cast<uint32_t>(i) : next[i + 1];
+    uint32_t start = 0;
+    for (size_t i = 0; i < n; ++i) {
+      prev[i] = start;
+      if (is_break(i)) {
+        bool heading_only = ws.heading[i] && !ws.clause_break[i] && !ws.extra_break[c][i];
+        start = std::max(start, static_cast<uint32_t>(heading_only ? i : i + 1));
+      }
+    }
+    prev[n] = start;
   }
 
   // 4. One interval per trigger and category.
@@ -206,17 +215,18 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
     const auto b = static_cast<uint32_t>(matches[mi].begin - sb), e = static_cast<uint32_t>(matches[mi].end - sb);
     const auto match = static_cast<int32_t>(mi);
     auto forward = [&](uint8_t category, uint32_t from) {
-      const auto& next = category == kFam ? ws.next_experiencer : ws.next_break;
+      const auto& next = ws.next_break[category];
       if (from < next[from]) ws.forward.push_back({from, next[from], match, category});
     };
     auto backward = [&](uint8_t category) {
-      uint32_t from = category == kFam ? ws.prev_experiencer[b] : ws.prev_start[b];
+      uint32_t from = ws.prev_start[category][b];
       if (from < b) ws.backward.push_back({from, b, match, category});
     };
     auto prefix = [&](uint8_t category) {  // the one word joined to the prefix ("non-tender")
       uint32_t w = e;
       if (w < n && IsPunct(toks[sb + w], "-")) ++w;
-      if (w < n && w < ws.next_break[e] && toks[sb + w].kind == TokenKind::kWord) ws.forward.push_back({w, w + 1, match, category});
+      if (w < n && w < ws.next_break[category][e] && toks[sb + w].kind == TokenKind::kWord)
+        ws.forward.push_back({w, w + 1, match, category});
     };
     if (!(kind & kNegPseudo)) {
       if (kind & kNegPre) forward(kNeg, e);
@@ -226,7 +236,7 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
     }
     if (kind & kNegList) {  // "no change in vision, diplopia …": the list after the first comma
       uint32_t comma = ws.next_comma[e];
-      if (comma < ws.next_break[e]) forward(kNeg, comma + 1);
+      if (comma < ws.next_break[kNeg][e]) forward(kNeg, comma + 1);
     }
     if (!(kind & kHistPseudo)) {
       if (kind & kHistPre) forward(kHist, e);

@@ -64,6 +64,7 @@ class AssertionAnalyzer {
     kHypPre = 1u << 5, kHypPost = 1u << 6, kFamPre = 1u << 7, kFamPost = 1u << 8, kTerm = 1u << 9,
     kExpTerm = 1u << 10, kNegSelf = 1u << 11, kNegList = 1u << 12, kNegPrefix = 1u << 13,
     kHistPrefix = 1u << 14, kHistPseudo = 1u << 15, kHypPseudo = 1u << 16, kFamPseudo = 1u << 17,
+    kFamThrough = 1u << 18, kHistTerm = 1u << 19,
   };
   struct Scope;
   struct Workspace;

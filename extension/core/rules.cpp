@@ -278,6 +278,8 @@ Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, st
   t.negated_pseudo_list = StringList(y["negated"], "pseudo_list");
   t.negated_prefix = StringList(y["negated"], "prefix");
   t.historical_prefix = StringList(y["historical"], "prefix");
+  t.historical_terminators = StringList(y["historical"], "terminators");
+  t.family_through = StringList(y["family"], "through");
   t.terminators = StringList(y, "terminators");
   t.experiencer_terminators = StringList(y, "experiencer_terminators");
   t.qualifiers = StringList(y, "qualifiers");

@@ -83,6 +83,8 @@ struct AssertionTriggers {
   std::vector<std::string> hypothetical_pre, hypothetical_post, hypothetical_pseudo;
   std::vector<std::string> family_pre, family_post, family_pseudo;
   std::vector<std::string> terminators, experiencer_terminators, qualifiers, abbreviations;
+  std::vector<std::string> family_through;          // terminators a family scope runs through ("who")
+  std::vector<std::string> historical_terminators;  // the text turns to the present ("currently")
   std::vector<std::string> allergy_cues, no_allergies, no_drug_allergies;
 };
 

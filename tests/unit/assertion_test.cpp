@@ -418,6 +418,64 @@ TEST(Assertion, NewTerminators) {
   EXPECT_EQ(Of("No chest pain, found to have pneumonia.", "pneumonia"), "affirmed");
 }
 
+TEST(Assertion, AHistoryWithADurationIsCurrent) {
+  EXPECT_EQ(Of("He presents with a one-week history of shortness of breath.", "shortness of breath"), "affirmed");
+  EXPECT_EQ(Of("3-day history of fever.", "fever"), "affirmed");
+  EXPECT_EQ(Of("HPC: 4-5 day hx runny nose.", "runny nose"), "affirmed");
+  EXPECT_EQ(Of("3/7 hx of diarrhoea.", "diarrhoea"), "affirmed");
+  EXPECT_EQ(Of("A long history of hypertension.", "hypertension"), "affirmed");
+  EXPECT_EQ(Of("History of hypertension.", "hypertension"), "historical");  // no duration: the past
+  EXPECT_EQ(Of("PMH: Eczema, asthma", "asthma"), "historical");
+  EXPECT_EQ(Of("Past medical history significant for depression and hypertension.", "hypertension"), "historical");
+}
+
+TEST(Assertion, TheTextTurningToThePresentEndsAHistoricalScope) {
+  EXPECT_EQ(Of("History of asthma, currently wheezing.", "wheezing"), "affirmed");
+  EXPECT_EQ(Of("History of hypertension and now an acute episode of palpitations.", "palpitations"), "affirmed");
+  EXPECT_EQ(Of("History of hypertension and now an acute episode of palpitations.", "hypertension"), "historical");
+  // only historical scopes end there
+  EXPECT_EQ(Of("No fever, currently no cough.", "cough"), "negated");
+  EXPECT_EQ(Of("Denies chest pain today.", "chest pain"), "negated");
+}
+
+TEST(Assertion, EffectsOnSomethingPresentAreNotDenials) {
+  EXPECT_EQ(Of("Tylenol did not help his pain.", "pain"), "affirmed");
+  EXPECT_EQ(Of("Activity does not impact his knee pain.", "knee pain"), "affirmed");
+  EXPECT_EQ(Of("The cough has not improved.", "cough"), "affirmed");
+  EXPECT_EQ(Of("Headache no better with rest.", "headache"), "affirmed");
+  EXPECT_EQ(Of("He does not smoke.", "smoke"), "negated");  // "does not" is still a denial
+  EXPECT_EQ(Of("She did not have a fever.", "fever"), "negated");
+}
+
+TEST(Assertion, APossessiveAfterIfPresupposesTheFinding) {
+  EXPECT_EQ(Of("If his pain does not improve, return to clinic.", "pain"), "affirmed");
+  EXPECT_EQ(Of("If he continues to have pain, we will obtain an MRI.", "pain"), "affirmed");
+  EXPECT_EQ(Of("Call if he develops a fever.", "fever"), "hypothetical");
+  EXPECT_EQ(Of("Review if no better, or earlier if worsening (fever, chest pain).", "chest pain"), "hypothetical");
+}
+
+TEST(Assertion, FamilyScopesRunThroughRelativeClauses) {
+  EXPECT_EQ(Of("Significant for two brothers and father who have cancer.", "cancer"), "family");
+  EXPECT_EQ(Of("She has a sister who has yeast infections.", "yeast infections"), "family");
+  EXPECT_EQ(Of("Family is positive for heart disease.", "heart disease"), "family");
+  EXPECT_EQ(Of("Several family members positive for hypertension.", "hypertension"), "family");
+  EXPECT_EQ(Of("No history of depression in family.", "depression"), "family");
+  EXPECT_EQ(Of("Unsure of familial history of hypertension.", "hypertension"), "family");
+  // "who" still ends other scopes
+  EXPECT_EQ(Of("No fever in a man who has a cough.", "cough"), "affirmed");
+}
+
+TEST(Assertion, RelativesWhoAccompanyOrReport) {
+  EXPECT_EQ(Of("Brought in by her father today for evaluation of a right knee injury.", "knee injury"), "affirmed");
+  EXPECT_EQ(Of("Presents with her mother for evaluation of headache.", "headache"), "affirmed");
+  EXPECT_EQ(Of("Patient and daughter deny fevers and vomiting.", "vomiting"), "negated");
+  EXPECT_EQ(Of("Mother has migraines.", "migraines"), "family");
+}
+
+TEST(Assertion, NegativeAsFarAs) {
+  EXPECT_EQ(Of("Negative as far as sore throat, earache, or cough.", "cough"), "negated");
+}
+
 // ---------------------------------------------------------------- deciding cues
 
 TEST(AssertionCue, TheTriggerThatDecided) {

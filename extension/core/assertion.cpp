@@ -63,11 +63,16 @@ struct AssertionAnalyzer::Workspace {
 
 std::string_view AssertionName(Assertion a) {
   switch (a) {
-    case Assertion::kAffirmed: return "affirmed";
-    case Assertion::kNegated: return "negated";
-    case Assertion::kHistorical: return "historical";
-    case Assertion::kHypothetical: return "hypothetical";
-    case Assertion::kFamily: return "family";
+    case Assertion::kAffirmed:
+      return "affirmed";
+    case Assertion::kNegated:
+      return "negated";
+    case Assertion::kHistorical:
+      return "historical";
+    case Assertion::kHypothetical:
+      return "hypothetical";
+    case Assertion::kFamily:
+      return "family";
   }
   return "affirmed";
 }
@@ -119,12 +124,13 @@ std::vector<uint8_t> AssertionAnalyzer::Analyze(const TokenizedText& text, std::
 }
 
 void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, size_t se, Workspace& ws,
-                                        std::vector<uint8_t>& bits, std::vector<uint32_t>* clauses,
-                                        uint32_t& clause_no, std::vector<AssertionCue>* cues) const {
+                                        std::vector<uint8_t>& bits, std::vector<uint32_t>* clauses, uint32_t& clause_no,
+                                        std::vector<AssertionCue>* cues) const {
   const auto& toks = text.tokens;
   const size_t n = se - sb;
   const std::vector<PatternMatch> matches = matcher_.FindAll(toks, sb, se);
-  for (auto* v : {&ws.is_trigger, &ws.forward_only_end, &ws.clause_break, &ws.family_through, &ws.heading}) v->assign(n, 0);
+  for (auto* v : {&ws.is_trigger, &ws.forward_only_end, &ws.clause_break, &ws.family_through, &ws.heading})
+    v->assign(n, 0);
   for (auto& v : ws.extra_break) v.assign(n, 0);
 
   // 1. Triggers and clause breaks: ";" and terminators.
@@ -185,7 +191,8 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
   // present-tense terminators of historical scopes. Forward scopes stop before a break;
   // backward scopes start after a clause break, or at the first word of a heading.
   ws.next_comma.assign(n + 1, static_cast<uint32_t>(n));
-  for (size_t i = n; i-- > 0;) ws.next_comma[i] = IsPunct(toks[sb + i], ",") ? static_cast<uint32_t>(i) : ws.next_comma[i + 1];
+  for (size_t i = n; i-- > 0;)
+    ws.next_comma[i] = IsPunct(toks[sb + i], ",") ? static_cast<uint32_t>(i) : ws.next_comma[i + 1];
   for (int c = 0; c < kCategories; ++c) {
     auto is_break = [&](size_t i) {
       bool clause = ws.clause_break[i] && !(c == kFam && ws.family_through[i]);
@@ -254,7 +261,8 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
   }
 
   // 5. Bucket the intervals by the token where each sweep meets them (stable, linear).
-  auto bucket = [n](const std::vector<Scope>& scopes, bool by_begin, std::vector<int32_t>& head, std::vector<int32_t>& next) {
+  auto bucket = [n](const std::vector<Scope>& scopes, bool by_begin, std::vector<int32_t>& head,
+                    std::vector<int32_t>& next) {
     head.assign(n, -1);
     next.assign(scopes.size(), -1);
     for (size_t i = scopes.size(); i-- > 0;) {
@@ -278,7 +286,10 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
     for (int32_t s = ws.forward_head[i]; s >= 0; s = ws.forward_next[s]) {
       const Scope& sc = ws.forward[s];
       Track& t = fwd[sc.category];
-      if (sc.end > t.reach) { t.reach = sc.end; t.reach_match = sc.match; }
+      if (sc.end > t.reach) {
+        t.reach = sc.end;
+        t.reach_match = sc.match;
+      }
       t.last_reach = sc.end;
       t.last_match = sc.match;
     }
@@ -300,7 +311,10 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
     for (int32_t s = ws.backward_head[i]; s >= 0; s = ws.backward_next[s]) {
       const Scope& sc = ws.backward[s];
       BackTrack& t = bwd[sc.category];
-      if (sc.begin < t.reach) { t.reach = sc.begin; t.reach_match = sc.match; }
+      if (sc.begin < t.reach) {
+        t.reach = sc.begin;
+        t.reach_match = sc.match;
+      }
       t.last_reach = sc.begin;
       t.last_match = sc.match;
     }
@@ -314,10 +328,13 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
     int c = Strongest(bits[sb + i]);
     if (c < 0) continue;
     int32_t f = ws.forward_choice[i * kCategories + c], g = back_choice[c];
-    auto gap_after = [&](int32_t m) { return m < 0 ? 0 : static_cast<int64_t>(sb + i) - static_cast<int64_t>(matches[m].end); };
+    auto gap_after = [&](int32_t m) {
+      return m < 0 ? 0 : static_cast<int64_t>(sb + i) - static_cast<int64_t>(matches[m].end);
+    };
     int32_t chosen = f >= 0 && (g < 0 || std::max<int64_t>(0, gap_after(f)) <=
                                              static_cast<int64_t>(matches[g].begin) - static_cast<int64_t>(sb + i))
-                         ? f : g;
+                         ? f
+                         : g;
     if (chosen >= 0)
       (*cues)[sb + i] = {static_cast<uint32_t>(matches[chosen].begin), static_cast<uint32_t>(matches[chosen].end)};
   }
@@ -337,11 +354,20 @@ AssertionCue AssertionAnalyzer::DecidingCue(const std::vector<uint8_t>& bits, co
                                             size_t begin, size_t end) {
   uint8_t winner = 0;
   switch (Resolve(bits, begin, end)) {
-    case Assertion::kAffirmed: return {};
-    case Assertion::kNegated: winner = kBitNegated; break;
-    case Assertion::kHistorical: winner = kBitHistorical; break;
-    case Assertion::kHypothetical: winner = kBitHypothetical; break;
-    case Assertion::kFamily: winner = kBitFamily; break;
+    case Assertion::kAffirmed:
+      return {};
+    case Assertion::kNegated:
+      winner = kBitNegated;
+      break;
+    case Assertion::kHistorical:
+      winner = kBitHistorical;
+      break;
+    case Assertion::kHypothetical:
+      winner = kBitHypothetical;
+      break;
+    case Assertion::kFamily:
+      winner = kBitFamily;
+      break;
   }
   // A token carrying the range's strongest bit has it as its own strongest bit too.
   for (size_t k = begin; k < end && k < bits.size() && k < cues.size(); ++k)

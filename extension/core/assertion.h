@@ -30,7 +30,11 @@ std::string_view AssertionName(Assertion a);
 
 // Bit flags per token.
 enum AssertionBits : uint8_t {
-  kBitNegated = 1, kBitHistorical = 2, kBitHypothetical = 4, kBitFamily = 8, kBitTrigger = 16,
+  kBitNegated = 1,
+  kBitHistorical = 2,
+  kBitHypothetical = 4,
+  kBitFamily = 8,
+  kBitTrigger = 16,
 };
 
 // The tokens [begin, end) of the trigger that decided a token's assertion; empty when affirmed.
@@ -53,18 +57,33 @@ class AssertionAnalyzer {
   static Assertion Resolve(const std::vector<uint8_t>& bits, size_t begin, size_t end);
   // The trigger behind Resolve(bits, begin, end): the cue of the first token in the range that
   // carries the winning bit; empty when the range is affirmed.
-  static AssertionCue DecidingCue(const std::vector<uint8_t>& bits, const std::vector<AssertionCue>& cues,
-                                  size_t begin, size_t end);
+  static AssertionCue DecidingCue(const std::vector<uint8_t>& bits, const std::vector<AssertionCue>& cues, size_t begin,
+                                  size_t end);
   // The cue as written, with a sign glued to its first word ("-ve", "+ve"); empty for none.
   static std::string_view CueText(const TokenizedText& text, AssertionCue cue);
 
  private:
   enum Kind : uint32_t {
-    kNegPre = 1u << 0, kNegPost = 1u << 1, kNegPseudo = 1u << 2, kHistPre = 1u << 3, kHistPost = 1u << 4,
-    kHypPre = 1u << 5, kHypPost = 1u << 6, kFamPre = 1u << 7, kFamPost = 1u << 8, kTerm = 1u << 9,
-    kExpTerm = 1u << 10, kNegSelf = 1u << 11, kNegList = 1u << 12, kNegPrefix = 1u << 13,
-    kHistPrefix = 1u << 14, kHistPseudo = 1u << 15, kHypPseudo = 1u << 16, kFamPseudo = 1u << 17,
-    kFamThrough = 1u << 18, kHistTerm = 1u << 19,
+    kNegPre = 1u << 0,
+    kNegPost = 1u << 1,
+    kNegPseudo = 1u << 2,
+    kHistPre = 1u << 3,
+    kHistPost = 1u << 4,
+    kHypPre = 1u << 5,
+    kHypPost = 1u << 6,
+    kFamPre = 1u << 7,
+    kFamPost = 1u << 8,
+    kTerm = 1u << 9,
+    kExpTerm = 1u << 10,
+    kNegSelf = 1u << 11,
+    kNegList = 1u << 12,
+    kNegPrefix = 1u << 13,
+    kHistPrefix = 1u << 14,
+    kHistPseudo = 1u << 15,
+    kHypPseudo = 1u << 16,
+    kFamPseudo = 1u << 17,
+    kFamThrough = 1u << 18,
+    kHistTerm = 1u << 19,
   };
   struct Scope;
   struct Workspace;

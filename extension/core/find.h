@@ -17,7 +17,7 @@
 namespace scribe {
 
 struct PhraseFinding {
-  std::string mention;                 // the text as written
+  std::string mention;                    // the text as written
   uint32_t char_begin = 0, char_end = 0;  // Unicode code points, 0-based, end exclusive
   Assertion assertion = Assertion::kAffirmed;
   std::optional<std::string> trigger;  // the cue as written; none when affirmed

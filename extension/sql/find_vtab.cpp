@@ -34,7 +34,8 @@ struct Cursor {
 };
 
 int Connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char**) {
-  int rc = sqlite3_declare_vtab(db,
+  int rc = sqlite3_declare_vtab(
+      db,
       "CREATE TABLE x(mention TEXT, start_offset INTEGER, end_offset INTEGER, assertion TEXT, trigger TEXT, "
       "text HIDDEN, phrase HIDDEN)");
   if (rc != SQLITE_OK) return rc;
@@ -131,14 +132,33 @@ int ColumnValue(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
     sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
   };
   switch (column) {
-    case kMention: text(f.mention); break;
-    case kStartOffset: sqlite3_result_int64(ctx, f.char_begin); break;
-    case kEndOffset: sqlite3_result_int64(ctx, f.char_end); break;
-    case kAssertion: text(AssertionName(f.assertion)); break;
-    case kTrigger: if (f.trigger) text(*f.trigger); else sqlite3_result_null(ctx); break;
-    case kText: text(c->text); break;
-    case kPhrase: text(c->phrase); break;
-    default: sqlite3_result_null(ctx); break;
+    case kMention:
+      text(f.mention);
+      break;
+    case kStartOffset:
+      sqlite3_result_int64(ctx, f.char_begin);
+      break;
+    case kEndOffset:
+      sqlite3_result_int64(ctx, f.char_end);
+      break;
+    case kAssertion:
+      text(AssertionName(f.assertion));
+      break;
+    case kTrigger:
+      if (f.trigger)
+        text(*f.trigger);
+      else
+        sqlite3_result_null(ctx);
+      break;
+    case kText:
+      text(c->text);
+      break;
+    case kPhrase:
+      text(c->phrase);
+      break;
+    default:
+      sqlite3_result_null(ctx);
+      break;
   }
   return SQLITE_OK;
 }

@@ -1,11 +1,11 @@
 // Unit tests for find.h: FindPhrase reads a phrase as the grader reads a trap phrase
 // (docs/methodology.md §1 "Assertion"; the SQL face is tests/sql/find.test).
+#include "find.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "find.h"
 
 namespace scribe {
 namespace {

@@ -140,7 +140,16 @@ std::vector<Token> Tokenize(std::string_view text) {
         i += m; ++chars;
       }
       std::string norm = Lower(text.substr(b0, i - b0));
-      for (size_t p = 0; (p = norm.find("\xE2\x80\x99", p)) != std::string::npos;) norm.replace(p, 3, "'");
+      if (norm.find("\xE2\x80\x99") != std::string::npos) {
+        // one pass (replacing in place would shift the tail once per apostrophe: quadratic)
+        std::string folded;
+        folded.reserve(norm.size());
+        for (size_t p = 0; p < norm.size(); ++p) {
+          if (norm.compare(p, 3, "\xE2\x80\x99") == 0) { folded += '\''; p += 2; }
+          else folded += norm[p];
+        }
+        norm = std::move(folded);
+      }
       push(TokenKind::kWord, b0, i, c0, chars, std::move(norm));
       out.back().all_caps = caps && any_upper;
       out.back().capitalized = first_upper;

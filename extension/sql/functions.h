@@ -31,5 +31,7 @@ extern const char* const kGradeInsertSql;
 
 // Registers the eponymous table-valued function extract_drugs(text).
 int RegisterExtractDrugs(sqlite3* db);
+// Registers the eponymous table-valued function scribe_find(text, phrase) (find_vtab.cpp).
+int RegisterScribeFind(sqlite3* db);
 
 }  // namespace scribe::sql

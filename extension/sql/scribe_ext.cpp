@@ -84,6 +84,8 @@ int Init(sqlite3* db, char** pzErrMsg) {
   if (rc != SQLITE_OK) return fail(std::string("cannot register the aggregates: ") + sqlite3_errstr(rc), rc);
   rc = RegisterExtractDrugs(db);
   if (rc != SQLITE_OK) return fail(std::string("cannot register extract_drugs: ") + sqlite3_errstr(rc), rc);
+  rc = RegisterScribeFind(db);
+  if (rc != SQLITE_OK) return fail(std::string("cannot register scribe_find: ") + sqlite3_errstr(rc), rc);
   try {
     Migrate(db);
   } catch (const SqlError& e) {

@@ -109,11 +109,16 @@ TEST(Lookup, Synonyms) {
   EXPECT_EQ(apap->kind, MatchKind::kSynonym);
   EXPECT_EQ(T().IngredientKey(apap->concept_id), "161");
 
-  // class term "penicillin" -> penicillin V (synonyms.tsv)
+  // "penicillin" has no RxNorm IN: it names the penicillin class (allergen_classes.yaml), not
+  // penicillin V; "pen VK" is still penicillin V
   auto pcn = T().Lookup("penicillin");
   ASSERT_TRUE(pcn);
-  EXPECT_EQ(pcn->kind, MatchKind::kSynonym);
-  EXPECT_EQ(T().IngredientKey(pcn->concept_id), "7984");
+  EXPECT_EQ(pcn->kind, MatchKind::kExact);
+  EXPECT_EQ(T().concept_at(pcn->concept_id).tty, "CLASS");
+  EXPECT_EQ(T().IngredientKey(pcn->concept_id), "class:penicillins");
+  auto vk = T().Lookup("pen VK");
+  ASSERT_TRUE(vk);
+  EXPECT_EQ(T().IngredientKey(vk->concept_id), "7984");
 
   // combination synonym, ingredients sorted numerically: amoxicillin 723, clavulanate 48203
   auto ac = T().Lookup("amox-clav");
@@ -306,8 +311,10 @@ TEST(MatchTokens, FiveLetterWordsAreNotApproximated) {
 TEST(TerminologyInfo, VersionsAndSize) {
   EXPECT_EQ(T().version(), "rxnorm-2025-10-06+a-supplement");
   EXPECT_EQ(T().release_date(), "2025-10-06");
-  // 11,672 concept rows (all with ingredients) + 119 synonym rows
-  EXPECT_EQ(T().size(), 11791u);
+  // 11,672 concept rows (all with ingredients) + 122 synonym rows + 52 allergen class names
+  // (allergen_classes.yaml: 8 penicillins, 3 cephalosporins, 2 carbapenems, 9 sulfonamides,
+  // 11 NSAIDs, 4 fluoroquinolones, 2 macrolides, 2 tetracyclines, 5 opioids, 6 ACE inhibitors)
+  EXPECT_EQ(T().size(), 11846u);
 }
 
 TEST(TerminologyInfo, IngredientInfo) {

@@ -182,7 +182,27 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
   for (size_t k = 0; k < toks.size(); ++k) {
     new_index[k] = out.size();
     const Token& t = toks[k];
-    if (t.kind == TokenKind::kWord && k > 0 && toks[k - 1].kind == TokenKind::kNumber &&
+    // "T.I.D", "Q.O.D": the tokenizer joins "T.I." and leaves "D"; the whole is one sig word
+    if (t.kind == TokenKind::kWord && t.raw.find('.') != std::string_view::npos && k + 1 < toks.size() &&
+        toks[k + 1].kind == TokenKind::kWord && toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end &&
+        sig.IsSigWord(t.norm + toks[k + 1].norm)) {
+      Token joined = t;
+      joined.norm = t.norm + toks[k + 1].norm;
+      joined.folded = FoldPlural(joined.norm);
+      joined.norm_hash = HashWord(joined.norm);
+      joined.folded_hash = HashWord(joined.folded);
+      joined.raw = text.text.substr(t.byte_begin, toks[k + 1].byte_end - t.byte_begin);
+      joined.byte_end = toks[k + 1].byte_end;
+      joined.char_end = toks[k + 1].char_end;
+      joined.all_caps = t.all_caps && toks[k + 1].all_caps;
+      out.push_back(std::move(joined));
+      sentence_of.push_back(text.sentence_of[k]);
+      new_index[k + 1] = out.size() - 1;
+      ++k;
+      changed = true;
+      continue;
+    }
+    if (t.kind == TokenKind::kWord && k > 0 && toks[k - 1].kind == TokenKind::kNumber && !(k > 1 && IsPunct(toks[k - 2], "/")) &&
         text.sentence_of[k] == text.sentence_of[k - 1] && t.norm != "a" && t.norm != "an" && t.norm != "once" &&
         t.norm != "twice" && t.norm != "single") {
       auto w = rules.number_words.find(t.norm);
@@ -199,7 +219,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
     if (candidate) {
       pieces = sig.SplitGlued(t.norm);
       bool all_known = !pieces.empty() && std::all_of(pieces.begin(), pieces.end(), [&](const std::string& p) {
-        return sig.IsSigWord(p) || p == "x";
+        return sig.IsGluePiece(p);
       });
       if (!all_known) {
         if (std::string c = sig.CorrectSpelling(t.norm); !c.empty()) {

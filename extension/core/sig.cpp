@@ -24,8 +24,11 @@ struct SigGrammar {
   std::unordered_map<std::string, std::string> per_count;  // denominator token -> count unit
   std::vector<std::string> slot_of_rule;                   // frequency rule id -> time of day, or ""
   std::unordered_map<std::string, std::string> verb_routes;
-  std::vector<std::string> vocabulary;                     // sig words, sorted
-  std::unordered_set<std::string> vocabulary_set, strong;  // strong: words of the unit/frequency/route tables
+  std::unordered_set<std::string> limit_words, dispense_words, step_words;
+  std::unordered_map<std::string, int> weekdays;
+  std::vector<std::string> vocabulary;                     // sig words for spelling tolerance, sorted
+  std::unordered_set<std::string> vocabulary_set;
+  std::unordered_set<std::string> glue_words, strong;      // pieces of glued words; strong: of the unit/frequency/route tables
   size_t min_typo_length = 3;
 };
 
@@ -65,6 +68,11 @@ std::unique_ptr<SigGrammar> BuildGrammar(const Rules& rules, std::string_view ya
   if (const YAML::Node v = y["verb_routes"])
     for (const auto& kv : v) g->verb_routes[Lower(kv.first.as<std::string>())] = kv.second.as<std::string>();
   if (const YAML::Node m = y["min_typo_length"]) g->min_typo_length = m.as<size_t>();
+  for (const std::string& v : YamlList(y, "limit_words")) g->limit_words.insert(v);
+  for (const std::string& v : YamlList(y, "step_words")) g->step_words.insert(v);
+  for (const std::string& v : YamlList(y, "dispense_words")) g->dispense_words.insert(v);
+  if (const YAML::Node w = y["weekdays"])
+    for (const auto& kv : w) g->weekdays[Lower(kv.first.as<std::string>())] = kv.second.as<int>();
 
   g->slot_of_rule.assign(rules.frequencies.size(), "");
   std::unordered_map<std::string, size_t> rule_by_pattern;
@@ -83,17 +91,20 @@ std::unique_ptr<SigGrammar> BuildGrammar(const Rules& rules, std::string_view ya
 
   auto add = [&](std::string_view phrase, bool strong) {
     for (const std::string& w : PhraseWords(phrase)) {
-      if (!AllLetters(w) || w.size() < g->min_typo_length) continue;
-      g->vocabulary_set.insert(w);
+      if (!AllLetters(w) || w.size() < 2) continue;
+      g->glue_words.insert(w);
       if (strong) g->strong.insert(w);
+      if (w.size() >= g->min_typo_length) g->vocabulary_set.insert(w);
     }
   };
+  for (const std::string& w : g->glue_pieces) g->glue_words.insert(w);
   for (const UnitRule& u : rules.units) add(u.token, true);
   for (const FrequencyRule& f : rules.frequencies) add(f.pattern, true);
   for (const auto& r : rules.routes) add(r.first, true);
   for (const std::string& v : g->dose_verbs) add(v, false);
   for (const auto& [w, v] : g->quantity_words) add(w, false);
   for (const auto& [w, v] : rules.number_words) add(w, false);
+  for (const std::string& w : YamlList(y, "weak_pieces")) g->strong.erase(w);
   g->vocabulary.assign(g->vocabulary_set.begin(), g->vocabulary_set.end());
   std::sort(g->vocabulary.begin(), g->vocabulary.end());
   return g;
@@ -306,6 +317,9 @@ std::vector<Dose> SigParser::FindDoses(const std::vector<Token>& toks, size_t be
         d.per_day = true;
         d.end = after + 2;
       }
+    } else if (after + 1 < toks.size() && IsWord(toks[after], "per") && rules_.per_day_denominators.count(toks[after + 1].norm)) {
+      d.per_day = true;  // "1.5 mg per day"
+      d.end = after + 2;
     }
     // counts: "two 200 mg tablets", "2 x 200 mg", "200 mg x 2"
     size_t n = q->begin;
@@ -325,14 +339,22 @@ std::vector<Dose> SigParser::FindDoses(const std::vector<Token>& toks, size_t be
       d.value *= toks[d.end + 1].number;
       d.end += 2;
     }
-    doses.push_back(d);
+    // "max daily dose 8 tablets", "mdd 1.5 mg per day": a limit, not a dose
+    bool limit = false;
+    for (size_t b = d.begin >= 4 ? d.begin - 4 : 0; b < d.begin; ++b)
+      if (toks[b].kind == TokenKind::kWord && grammar_.limit_words.count(toks[b].norm)) limit = true;
+    // "dispense 21 tabs", "#30 tablets": a quantity to dispense
+    for (size_t b = d.begin >= 2 ? d.begin - 2 : 0; b < d.begin && d.family == "count"; ++b)
+      if (grammar_.dispense_words.count(toks[b].norm)) limit = true;
+    if (!limit) doses.push_back(d);
     k = std::max(d.end, k + 1);
   }
   CombineCountsWithStrengths(toks, doses);
-  // "from 50 mg to 100 mg", "50 mg -> 100 mg": the new dose comes first.
+  // "from 50 mg to 100 mg", "50 mg -> 100 mg", "20 mg, increase to 40 mg": the new dose comes
+  // first ("2 tablets daily for 14 days then decrease to 0.5 tablets" is a later step, not a change).
   for (size_t i = 1; i < doses.size(); ++i) {
     size_t b = doses[i].begin;
-    if (b > begin && (IsWord(toks[b - 1], "to") || IsPunct(toks[b - 1], ">"))) {
+    if (b > begin && (IsWord(toks[b - 1], "to") || IsPunct(toks[b - 1], ">")) && doses[i - 1].end + 3 >= b) {
       std::rotate(doses.begin(), doses.begin() + i, doses.begin() + i + 1);
       break;
     }
@@ -385,8 +407,11 @@ void SigParser::CombineCountsWithStrengths(const std::vector<Token>& toks, std::
 }
 
 std::optional<Dose> SigParser::Primary(const std::vector<Dose>& doses) {
-  for (const Dose& d : doses)
-    if (d.family != "count") return d;
+  // the amount of drug before the amount of vehicle or of units: mass, units, mEq, volume, count;
+  // a daily total only when nothing else is written
+  for (const char* family : {"mass", "unit", "meq", "volume", "count"})
+    for (const Dose& d : doses)
+      if (d.family == family && !d.per_day) return d;
   if (!doses.empty()) return doses.front();
   return std::nullopt;
 }
@@ -398,9 +423,13 @@ Frequency SigParser::FindFrequency(const std::vector<Token>& toks, size_t begin,
   Frequency f;
   std::vector<std::string> slots;  // times of day counted so far, while every frequency is one
   bool summing = false;
+  size_t later_step = end;         // a step word after the first frequency starts a later step
   for (const PatternMatch& m : rules_.frequency_matcher.FindAll(toks, begin, end)) {
     const FrequencyRule& r = rules_.frequencies[m.id];
-    if (r.prn) f.prn = true;
+    if (f.per_day && later_step == end)
+      for (size_t k = f.end; k < m.begin; ++k)
+        if (toks[k].kind == TokenKind::kWord && grammar_.step_words.count(toks[k].norm)) { later_step = k; break; }
+    if (r.prn && m.begin < later_step) f.prn = true;
     if (r.per_day_expr.empty()) continue;
     const std::string& slot = grammar_.slot_of_rule[m.id];
     if (!f.per_day) {
@@ -418,6 +447,19 @@ Frequency SigParser::FindFrequency(const std::vector<Token>& toks, size_t begin,
     } else {
       summing = false;
     }
+  }
+  // "on Monday, Wednesday and Friday": distinct weekdays a week
+  if (!f.per_day) {
+    std::vector<int> days;
+    for (size_t k = begin; k < end; ++k) {
+      if (toks[k].kind != TokenKind::kWord) continue;
+      auto w = grammar_.weekdays.find(toks[k].norm);
+      if (w == grammar_.weekdays.end()) continue;
+      if (days.empty()) f.begin = k;
+      f.end = k + 1;
+      if (std::find(days.begin(), days.end(), w->second) == days.end()) days.push_back(w->second);
+    }
+    if (!days.empty()) f.per_day = static_cast<double>(days.size()) / 7.0;
   }
   if (f.per_day)
     f.text = std::string(text.substr(toks[f.begin].byte_begin, toks[f.end - 1].byte_end - toks[f.begin].byte_begin));
@@ -492,6 +534,15 @@ Sig SigParser::ReadSig(const std::vector<Token>& toks, size_t before_begin, size
       doses.insert(doses.begin(), t);
     }
   }
+  // A count bound to the name ("1 tablet of atorvastatin every day and then 2 tablets every
+  // week") is this mention's dose: it goes before the doses of later steps.
+  bool bound_count = drug_begin < drug_end && !before.empty() && before.back().family == "count" &&
+                     (before.back().end == drug_begin || (before.back().end + 1 == drug_begin && IsWord(toks[before.back().end], "of")));
+  bool combined = !doses.empty() && !before.empty() && doses.front().begin == before.back().begin;
+  if (bound_count && !combined) {
+    doses.insert(doses.begin(), before.back());
+    before.pop_back();
+  }
   doses.insert(doses.end(), before.begin(), before.end());
   s.dose = Primary(doses);
   s.doses = std::move(doses);
@@ -512,16 +563,29 @@ Sig SigParser::ReadSig(const std::vector<Token>& toks, size_t before_begin, size
     s.frequency.text = "per day";
   }
 
-  s.route = FindRoute(toks, drug_end, after_end);
-  if (!s.route) s.route = FindRoute(toks, before_begin, drug_begin);
-  if (!s.route && s.dose && !s.dose->implied_route.empty()) s.route = s.dose->implied_route;
+  // Route: a route phrase; else a unit's non-oral route; else a verb's; else a unit's oral route.
+  std::optional<std::string> written = FindRoute(toks, drug_end, after_end);
+  if (!written) written = FindRoute(toks, before_begin, drug_begin);
+  std::optional<std::string> implied;
+  if (s.dose && !s.dose->implied_route.empty()) implied = s.dose->implied_route;
   for (const Dose& d : s.doses)
-    if (!s.route && !d.implied_route.empty()) s.route = d.implied_route;
+    if (!implied && !d.implied_route.empty()) implied = d.implied_route;
+  std::optional<std::string> verb;
   for (size_t k : {drug_end, before_begin}) {
     size_t e = k == drug_end ? after_end : drug_begin;
-    for (; !s.route && k < e; ++k)
+    for (; !verb && k < e; ++k)
       if (toks[k].kind == TokenKind::kWord)
-        if (auto v = grammar_.verb_routes.find(toks[k].norm); v != grammar_.verb_routes.end()) s.route = v->second;
+        if (auto v = grammar_.verb_routes.find(toks[k].norm); v != grammar_.verb_routes.end()) verb = v->second;
+  }
+  if (written) {
+    s.route = written;
+    if (*written == "oral" && (implied == "inhaled" || verb == "inhaled")) s.route = "inhaled";  // "inhale … by mouth"
+  } else if (implied && *implied != "oral") {
+    s.route = implied;
+  } else if (verb) {
+    s.route = verb;
+  } else {
+    s.route = implied;
   }
   return s;
 }
@@ -553,6 +617,8 @@ bool SigParser::IsSigWord(std::string_view word) const {
   return grammar_.vocabulary_set.count(w) > 0 || grammar_.glue_pieces.count(w) > 0;
 }
 
+bool SigParser::IsGluePiece(std::string_view word) const { return grammar_.glue_words.count(std::string(word)) > 0; }
+
 bool SigParser::IsSigAbbreviation(const std::vector<Token>& toks, size_t k) const {
   if (k >= toks.size() || toks[k].kind != TokenKind::kWord) return false;
   for (const PhraseMatcher* m : {&rules_.unit_matcher, &rules_.route_matcher, &rules_.frequency_matcher})
@@ -581,7 +647,7 @@ std::string SigParser::CorrectSpelling(std::string_view word) const {
 std::vector<std::string> SigParser::SplitGlued(std::string_view word) const {
   const size_t n = word.size();
   if (!AllLetters(word) || n < 4 || n > 40 || IsSigWord(word)) return {};
-  auto known = [&](std::string_view p) { return IsSigWord(p) || p == "x"; };
+  auto known = [&](std::string_view p) { return grammar_.glue_words.count(std::string(p)) > 0; };
   // Fewest known pieces covering w[b, e) with at least one strong piece; empty when impossible.
   auto cover = [&](size_t b, size_t e) -> std::vector<std::string> {
     const size_t m = e - b;
@@ -592,7 +658,7 @@ std::vector<std::string> SigParser::SplitGlued(std::string_view word) const {
       for (size_t j = i + 1; j <= m; ++j) {
         std::string_view p = word.substr(b + i, j - i);
         if (!known(p)) continue;
-        int s = strong[i] + (grammar_.strong.count(std::string(p)) && p.size() >= 3 ? 1 : 0);
+        int s = strong[i] + (grammar_.strong.count(std::string(p)) ? 1 : 0);
         if (best[j] < 0 || best[i] + 1 < best[j] || (best[i] + 1 == best[j] && s > strong[j])) {
           best[j] = best[i] + 1;
           from[j] = static_cast<int>(i);
@@ -608,18 +674,25 @@ std::vector<std::string> SigParser::SplitGlued(std::string_view word) const {
   };
   std::vector<std::string> full = cover(0, n);
   if (full.size() >= 2) return full;
-  // one unknown piece of two or more letters at the start or at the end ("intprnas", "tidwminstror")
+  // one unknown piece of two or more letters at the start or at the end ("intprnas", "tidwminstror"):
+  // the shortest unknown piece, where each known piece of one or two letters counts as two unknown
+  // letters ("prnanxiety" is prn + anxiety, not prn + an + x + iety); then the fewest pieces
+  std::vector<std::string> best;
+  size_t best_cost = 0;
   for (size_t unknown = 2; unknown + 2 <= n; ++unknown) {
-    if (auto tail = cover(0, n - unknown); !tail.empty()) {
-      tail.emplace_back(word.substr(n - unknown));
-      return tail;
-    }
-    if (auto head = cover(unknown, n); !head.empty()) {
-      head.insert(head.begin(), std::string(word.substr(0, unknown)));
-      return head;
+    for (bool at_end : {true, false}) {
+      std::vector<std::string> known = at_end ? cover(0, n - unknown) : cover(unknown, n);
+      if (known.empty()) continue;
+      size_t cost = unknown * 16 + known.size();
+      for (const std::string& p : known) cost += p.size() <= 2 ? 2 * 16 : 0;
+      if (!best.empty() && cost >= best_cost) continue;
+      best_cost = cost;
+      best = known;
+      if (at_end) best.emplace_back(word.substr(n - unknown));
+      else best.insert(best.begin(), std::string(word.substr(0, unknown)));
     }
   }
-  return {};
+  return best;
 }
 
 }  // namespace scribe

@@ -102,6 +102,8 @@ class SigParser {
   bool IsDoseVerb(const Token& t) const;
   // The sig word a misspelled word stands for ("tiems" -> "times"), or empty.
   std::string CorrectSpelling(std::string_view word) const;
+  // Whether a word may be a piece of a glued word (a sig word of two or more letters, a connective).
+  bool IsGluePiece(std::string_view word) const;
   // The pieces a glued word is made of ("tidprnas" -> tid, prn, as; "dailyx" -> daily, x), or
   // empty when it is not one.
   std::vector<std::string> SplitGlued(std::string_view word) const;

@@ -6,7 +6,7 @@
 # Reads corpus/rules/allergen_classes.yaml (hand-written: class names, USAN/INN stems, explicit
 # members and exclusions) and the offline RxNorm ingredients of corpus/terminology/concepts.tsv
 # (tty IN; derived from NLM RxNorm by scripts/derive_terminology.py), and writes
-# corpus/terminology/allergen_classes.tsv: one row per class member,
+# corpus/rules/allergen_class_members.tsv: one row per class member,
 #
 #     class <TAB> ingredient_rxcui <TAB> ingredient name <TAB> how (stem pattern or "listed")
 #
@@ -27,7 +27,7 @@ import yaml
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLASSES = os.path.join(REPO, "corpus", "rules", "allergen_classes.yaml")
 CONCEPTS = os.path.join(REPO, "corpus", "terminology", "concepts.tsv")
-OUT = os.path.join(REPO, "corpus", "terminology", "allergen_classes.tsv")
+OUT = os.path.join(REPO, "corpus", "rules", "allergen_class_members.tsv")
 
 HEADER = ("# Member ingredients of the allergen classes of corpus/rules/allergen_classes.yaml, resolved\n"
           "# against the offline RxNorm ingredients by scripts/derive_allergen_classes.py (do not edit).\n"

@@ -1037,7 +1037,6 @@ deterministic: a second run gives byte-identical files (`sha256sum corpus/termin
 | `dose_forms.tsv` | `ingredient_rxcui dose_forms strengths` for every IN with single-ingredient clinical drugs: RxNorm dose forms and strengths parsed from 2025 SCD names ("sertraline 50 MG Oral Tablet"); for the "A" supplement ingredients from RxTerms 2013 (RXN_DOSE_FORM and the strength in FULL_GENERIC_NAME). |
 | `synonyms.tsv` | hand-curated abbreviations and lay names (`HCTZ`, `APAP`, `baby aspirin`, `vitamin D3`, `Tylenol #3` …) → ingredient names (`|` = all of them, i.e. a combination). Every target is an IN row of `concepts.tsv`; the script fails if one is missing. |
 | `english_words.txt` | lower-case words (letters only, ≥ 4 letters) of the SCOWL/wamerican list, plus words occurring ≥ 3 times in the ACI-Bench and MTS-Dialog reference notes, minus every lexicon name and synonym. The grader never treats these as misspelled or phantom drugs. |
-| `allergen_classes.tsv` | member ingredients of the allergen classes of `corpus/rules/allergen_classes.yaml` (penicillins, sulfonamide antibiotics, NSAIDs …), resolved against `concepts.tsv` from USAN/INN stems and listed members by `scripts/derive_allergen_classes.py` (run it after this script). |
 | `VERSION` | key=value: terminology version, RxNorm release, row counts per tty / source, SHA-256 of each input. |
 | `LICENSE-SCOWL.txt` | verbatim copyright / licence file of the wamerican (SCOWL) word list. |
 
@@ -1049,7 +1048,8 @@ ingredients come from 2013 (e.g. no albuterol 0.09 MG/ACTUAT metered-dose inhale
 the copy), and some added brands are discontinued.  RxNorm keeps some near-equivalents as
 separate INs (`lithium` vs `lithium carbonate`, `vitamin B6` vs `pyridoxine`): the grader
 compares them as one drug through `corpus/rules/equivalents.tsv`.  "penicillin"/"PCN" have
-no RxNorm IN: they name the penicillin class (`corpus/rules/allergen_classes.yaml`).
+no RxNorm IN: they name the penicillin class (`corpus/rules/allergen_classes.yaml`, members
+resolved from this lexicon by `scripts/derive_allergen_classes.py`: rerun it after this script).
 
 How brand rows are built: RxNorm 2025 BNs get the INs of their SBDs, from the relations
 (SBD tradename_of SCD consists_of SCDC has_ingredient IN — the flattened file's

@@ -403,16 +403,19 @@ void Terminology::LoadAllergenClasses(std::string_view classes_yaml, std::string
   ReadLines(members_tsv, [&](int line_no, std::string_view line) {
     if (Trim(line).empty() || Trim(line).front() == '#' || line.substr(0, 6) == "class\t") return;
     auto f = Split(line, '\t');
-    if (f.size() < 2) throw std::runtime_error("allergen_classes.tsv:" + std::to_string(line_no) + ": expected class, rxcui");
+    if (f.size() < 2) throw std::runtime_error("allergen_class_members.tsv:" + std::to_string(line_no) + ": expected class, rxcui");
     auto it = class_by_name_.find(std::string(f[0]));
     if (it == class_by_name_.end())
-      throw std::runtime_error("allergen_classes.tsv:" + std::to_string(line_no) + ": unknown class '" + std::string(f[0]) + "'");
+      throw std::runtime_error("allergen_class_members.tsv:" + std::to_string(line_no) + ": unknown class '" + std::string(f[0]) + "'");
     if (!ingredients_.count(std::string(f[1])))
-      throw std::runtime_error("allergen_classes.tsv:" + std::to_string(line_no) + ": unknown ingredient " + std::string(f[1]));
+      throw std::runtime_error("allergen_class_members.tsv:" + std::to_string(line_no) + ": unknown ingredient " + std::string(f[1]));
     classes_[it->second].members.push_back(CanonicalIngredient(std::string(f[1])));
   });
   for (size_t i = 0; i < classes_.size(); ++i) {
     AllergenClass& c = classes_[i];
+    if (c.members.empty())
+      throw std::runtime_error("allergen_class_members.tsv: class '" + c.id +
+                               "' has no members (run scripts/derive_allergen_classes.py)");
     std::sort(c.members.begin(), c.members.end(), NumericLess);
     c.members.erase(std::unique(c.members.begin(), c.members.end()), c.members.end());
     for (const std::string& name : c.names) {
@@ -529,7 +532,7 @@ const Terminology& DefaultTerminology() {
         embedded_file("corpus/rules/name_noise.txt"), DefaultRules().non_rxnorm_substances);
     t.LoadEquivalents(embedded_file("corpus/rules/equivalents.tsv"));
     t.LoadAllergenClasses(embedded_file("corpus/rules/allergen_classes.yaml"),
-                          embedded_file("corpus/terminology/allergen_classes.tsv"));
+                          embedded_file("corpus/rules/allergen_class_members.tsv"));
     return t;
   }();
   return terminology;

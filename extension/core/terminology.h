@@ -8,7 +8,7 @@
 // (lithium ≡ lithium carbonate, vitamin B12 ≡ cyanocobalamin) share one comparison key through
 // corpus/rules/equivalents.tsv; drug classes named as allergens (penicillins, sulfa, NSAIDs) are
 // concepts of their own (tty CLASS, key "class:<id>") with member ingredients
-// (corpus/rules/allergen_classes.yaml, corpus/terminology/allergen_classes.tsv).
+// (corpus/rules/allergen_classes.yaml, corpus/rules/allergen_class_members.tsv).
 #pragma once
 
 #include <cstdint>

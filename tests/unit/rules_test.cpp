@@ -289,8 +289,9 @@ TEST(DefaultRules, SlotFirstFrequencyRowsAreLoaded) {
     if (!f.pattern.empty() && f.pattern[0] == '#') ++slot_first;
     if (f.pattern == "# times daily") times_daily = &f;
   }
-  // frequencies.tsv: 8 "# times/x … day" rows and 6 "# times/x … week" rows
-  EXPECT_EQ(slot_first, 14);
+  // frequencies.tsv: 16 "# times/time/x … day" rows, 2 "# hourly" rows, 8 "# times/x … week" rows
+  // and 3 "# times … month" rows
+  EXPECT_EQ(slot_first, 29);
   ASSERT_NE(times_daily, nullptr);
   EXPECT_EQ(times_daily->per_day_expr, "#");
 }

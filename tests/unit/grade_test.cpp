@@ -918,3 +918,56 @@ TEST(Robustness, HostileInputAlwaysGrades) {
 
 }  // namespace
 }  // namespace scribe
+
+namespace scribe {
+namespace {
+
+// ================================================================ binding and classes (issue 10)
+
+TEST(Binding, AnAllergyParentheticalDoesNotTakeTheVerb) {
+  Grader g(TrialYaml("Allergic to amoxicillin (rash). Start doxycycline 100 mg twice daily.",
+                     "  meds:\n    - {name: doxycycline, dose: 100 mg, frequency: twice daily, action: start}\n"
+                     "  allergies: [{substance: amoxicillin, reaction: rash}]\n",
+                     kDrugOnly,
+                     "critical_errors:\n  - {id: amoxicillin-prescribed, description: Amoxicillin allergy., med: amoxicillin, actions: [start]}\n"));
+  json r = g("Start doxycycline 100 mg PO BID for 7 days (amoxicillin allergy).");
+  EXPECT_EQ(r["unsafe"], false) << r["critical_errors"].dump();
+  EXPECT_EQ(r["allergies"][0]["status"], "captured");
+  EXPECT_EQ(r["unsupported_drugs"], json::array());
+  json started = g("Allergies: amoxicillin (rash).\nPlan: start amoxicillin 500 mg three times daily.");
+  ASSERT_EQ(started["critical_errors"].size(), 1u) << started["critical_errors"].dump();
+  EXPECT_EQ(started["critical_errors"][0]["id"], "amoxicillin-prescribed");
+}
+
+TEST(Binding, AMedicationListLineIsRecordedAsActive) {
+  const std::string rule =
+      "critical_errors:\n  - {id: clonazepam-active, description: Clonazepam was stopped., med: clonazepam, actions: [start, continue]}\n";
+  Grader g(TrialYaml("Stop the clonazepam.", "  meds:\n    - {name: clonazepam, action: stop}\n", kDrugOnly, rule));
+  json listed = g("Medications:\n- clonazepam 0.5 mg twice daily as needed\n");
+  ASSERT_EQ(listed["critical_errors"].size(), 1u);
+  EXPECT_EQ(listed["critical_errors"][0]["id"], "clonazepam-active");
+  EXPECT_EQ(g("Medications:\n- clonazepam 0.5 mg twice daily as needed\n\nPlan: stop clonazepam.")["unsafe"], false);
+  EXPECT_EQ(g("Start Klonopin 0.5 mg twice daily.")["critical_errors"][0]["id"], "clonazepam-active");
+}
+
+TEST(AllergyClasses, ABroaderClassRecordsTheAllergyANarrowerDrugDoesNot) {
+  Grader amox(TrialYaml("Allergic to amoxicillin: hives.", "  allergies: [{substance: amoxicillin, reaction: hives}]\n", kDrugOnly));
+  EXPECT_EQ(amox("Allergies: PCN (hives).")["allergies"][0]["status"], "captured");
+  EXPECT_EQ(amox("Allergies: PCN (hives).")["unsafe"], false);
+  Grader pcn(TrialYaml("Allergic to penicillin: hives.", "  allergies: [{substance: penicillin, reaction: hives}]\n", kDrugOnly));
+  EXPECT_EQ(pcn("Allergies: penicillins (hives).")["allergies"][0]["status"], "captured");
+  json narrower = pcn("Allergies: amoxicillin (hives).");
+  EXPECT_EQ(narrower["allergies"][0]["status"], "missed");
+  EXPECT_EQ(narrower["critical_errors"][0]["kind"], "dropped_allergy");
+}
+
+TEST(AllergyClasses, NkdaContradictsAClassAllergyAndClassesAreNotUnsupportedDrugs) {
+  Grader sulfa(TrialYaml("Allergic to sulfa: hives.", "  allergies: [{substance: sulfa, reaction: hives}]\n", kDrugOnly));
+  EXPECT_EQ(sulfa("NKDA.")["critical_errors"][0]["kind"], "contradicted_allergy");
+  json r = sulfa("Allergies: sulfa (hives). Avoid NSAIDs.");
+  EXPECT_EQ(r["unsupported_drugs"], json::array());
+  EXPECT_EQ(r["unsafe"], false);
+}
+
+}  // namespace
+}  // namespace scribe

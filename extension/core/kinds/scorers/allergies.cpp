@@ -66,7 +66,8 @@ json ExpectedAllergyJson(const ExpectedAllergy& a) {
 }
 
 AllergyChecker::AllergyChecker(const std::vector<ExpectedAllergy>& allergies, const Environment& env)
-    : allergies_(allergies),
+    : terminology_(env.terminology),
+      allergies_(allergies),
       cues_(env.rules.assertion.allergy_cues, env.rules),
       no_allergies_(env.rules.assertion.no_allergies, env.rules),
       no_drug_allergies_(env.rules.assertion.no_drug_allergies, env.rules) {
@@ -75,7 +76,9 @@ AllergyChecker::AllergyChecker(const std::vector<ExpectedAllergy>& allergies, co
     auto m = env.terminology.Lookup(a.substance);
     bool drug = m && m->kind != MatchKind::kApproximate;
     keys_.push_back(drug ? env.terminology.IngredientKey(m->concept_id) : "");
-    is_drug_.push_back(!env.terminology.IsNonRxnormSubstance(NormalizePhrase(a.substance)));
+    // A drug allergy ("NKDA" contradicts it): a drug, or a drug class such as sulfa or NSAIDs.
+    is_drug_.push_back(env.terminology.FindClass(a.substance) != nullptr ||
+                       !env.terminology.IsNonRxnormSubstance(NormalizePhrase(a.substance)));
   }
 }
 
@@ -92,9 +95,13 @@ std::vector<AllergyChecker::Result> AllergyChecker::Score(const AnalyzedText& no
     std::optional<Evidence> first_negated;
     std::vector<std::pair<size_t, size_t>> hits;
     for (const auto& hit : phrases_[i].Find(note.text)) hits.emplace_back(hit.begin, hit.end);
+    // The same drug, or a class that covers it ("PCN allergy" records an amoxicillin allergy);
+    // a narrower drug does not record a class allergy ("amoxicillin" for penicillins would let
+    // penicillin V through).
     if (!keys_[i].empty())
       for (const DrugMention& m : note.drugs)
-        if (m.key == keys_[i]) hits.emplace_back(m.tok_begin, m.tok_end);
+        if (m.key == keys_[i] || (Terminology::IsClassKey(m.key) && terminology_.ClassCovers(m.key, keys_[i])))
+          hits.emplace_back(m.tok_begin, m.tok_end);
     std::sort(hits.begin(), hits.end());
     hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
     for (const auto& [b, e] : hits) {

@@ -42,6 +42,7 @@ class AllergyChecker {
   const std::vector<std::string>& drug_keys() const { return keys_; }
 
  private:
+  const Terminology& terminology_;
   std::vector<ExpectedAllergy> allergies_;
   std::vector<PhraseSet> phrases_;
   std::vector<std::string> keys_;

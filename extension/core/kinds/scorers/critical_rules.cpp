@@ -59,10 +59,20 @@ void CriticalRuleChecker::Score(const AnalyzedText& note, std::vector<CriticalEr
     const CriticalRule& r = rules_[i];
     std::optional<Evidence> ev;
     if (!r.med.empty()) {
+      // A medication-list line with no action of its own records the drug as active, unless
+      // the note stops it somewhere ("Lisinopril 20 mg daily" listed, "Discontinued today").
+      bool stopped = false;
+      for (const DrugMention& m : note.drugs)
+        stopped = stopped || (ForPatient(m.assertion) && m.action == std::string("stop") &&
+                              std::find(r.med_keys.begin(), r.med_keys.end(), m.key) != r.med_keys.end());
       for (const DrugMention& m : note.drugs) {
-        if (!ForPatient(m.assertion) || !m.action) continue;
+        // A mention in allergy context ("Start doxycycline (amoxicillin allergy)") takes no verb.
+        if (!ForPatient(m.assertion) || m.in_allergy_context) continue;
+        std::optional<std::string> action = m.action;
+        if (!action && m.on_med_list && !stopped) action = "continue";
+        if (!action) continue;
         if (std::find(r.med_keys.begin(), r.med_keys.end(), m.key) == r.med_keys.end()) continue;
-        if (std::find(r.actions.begin(), r.actions.end(), *m.action) == r.actions.end()) continue;
+        if (std::find(r.actions.begin(), r.actions.end(), *action) == r.actions.end()) continue;
         ev = MakeEvidence(note, m.tok_begin, m.tok_end);
         ev->context = SentenceOf(note, m.tok_begin);
         break;

@@ -106,7 +106,8 @@ std::vector<UnsupportedDrug> FindUnsupportedDrugs(const AnalyzedText& note, cons
   std::vector<UnsupportedDrug> out;
   std::set<std::string> counted;
   for (const DrugMention& m : note.drugs) {
-    if (!ForPatient(m.assertion)) continue;
+    // A drug class ("NSAIDs", "PCN") or a drug named as an allergy is not a drug documented as taken.
+    if (!ForPatient(m.assertion) || !m.drug_class.empty() || m.in_allergy_context) continue;
     std::string key = ComparisonKey(m);
     if (expected_keys.count(key) || counted.count(key)) continue;
     if (std::find(allowed_keys.begin(), allowed_keys.end(), key) != allowed_keys.end()) continue;

@@ -12,12 +12,7 @@ using nlohmann::json;
 constexpr double kDoseTolerance = 0.01;
 constexpr double kMagnitudeRatio = 10.0;
 
-bool DoseMatches(const Dose& expected, const Dose& found) {
-  if (expected.family != found.family) return false;
-  if (expected.family == "count" && expected.unit != found.unit) return false;
-  double e = expected.Base(), f = found.Base();
-  return std::fabs(e - f) <= kDoseTolerance * std::max(std::fabs(e), 1e-9);
-}
+bool DoseMatches(const Dose& expected, const Dose& found) { return SameDose(expected, found, kDoseTolerance); }
 
 bool FrequencyMatches(const Frequency& expected, const Frequency& found) {
   if (expected.prn != found.prn) return false;
@@ -144,7 +139,8 @@ MedResult ScoreMed(const ExpectedMed& em, const Credit& cw, const AnalyzedText& 
   int best_passes = -1;
   const DrugMention* other = nullptr;  // first mention not for the patient (negated, family, …)
   for (const DrugMention& m : note.drugs) {
-    if (!SameDrug(em, m)) continue;
+    // "allergic to amoxicillin" names a drug the patient must not take, not one taken.
+    if (!SameDrug(em, m) || m.in_allergy_context) continue;
     if (!ForPatient(m.assertion)) {
       if (!other) other = &m;
       continue;
@@ -181,7 +177,7 @@ MedResult ScoreMed(const ExpectedMed& em, const Credit& cw, const AnalyzedText& 
 std::optional<CriticalError> DoseMagnitudeError(const ExpectedMed& em, const AnalyzedText& note) {
   if (!em.dose) return std::nullopt;
   for (const DrugMention& m : note.drugs) {
-    if (!SameDrug(em, m) || !ForPatient(m.assertion)) continue;
+    if (!SameDrug(em, m) || !ForPatient(m.assertion) || m.in_allergy_context) continue;
     for (const Dose& d : m.doses) {
       if (d.family != em.dose->family || em.dose->Base() <= 0 || d.Base() <= 0) continue;
       double ratio = d.Base() / em.dose->Base();

@@ -18,17 +18,17 @@ namespace {
 using Section = ClaimRules::Section;
 
 constexpr double kPoundsPerKilogram = 2.20462;
-constexpr size_t kMaxValueLinks = 4;       // "BP today was 132/78": words between a name and its value
-constexpr size_t kNumberWindowBefore = 15; // tokens before an encounter mention searched for its numbers
-constexpr size_t kNumberWindowAfter = 40;  // ... and after it
+constexpr size_t kMaxValueLinks = 4;         // "BP today was 132/78": words between a name and its value
+constexpr size_t kNumberWindowBefore = 15;   // tokens before an encounter mention searched for its numbers
+constexpr size_t kNumberWindowAfter = 40;    // ... and after it
 constexpr size_t kNumberSentencesAfter = 2;  // ... within its sentence and the next two
 constexpr size_t kMaxHeadingWords = 7;
-constexpr size_t kQuestionWords = 20;      // words before a "?" that a denying answer denies
-constexpr size_t kNearTrigger = 5;         // encounter: a negation trigger this near before a mention negates it
-constexpr size_t kNearPostTrigger = 3;     // ... or a post-negation this near after it
+constexpr size_t kQuestionWords = 20;   // words before a "?" that a denying answer denies
+constexpr size_t kNearTrigger = 5;      // encounter: a negation trigger this near before a mention negates it
+constexpr size_t kNearPostTrigger = 3;  // ... or a post-negation this near after it
 constexpr size_t kEvidenceChars = 200;
-constexpr size_t kMergeGap = 3;            // exam findings of one system this close are one claim
-constexpr size_t kPendingGap = 6;          // a finding before its body part: "tender over the right lumbar muscles"
+constexpr size_t kMergeGap = 3;    // exam findings of one system this close are one claim
+constexpr size_t kPendingGap = 6;  // a finding before its body part: "tender over the right lumbar muscles"
 
 // ---------------------------------------------------------------- loading
 
@@ -77,7 +77,11 @@ std::string Slice(const AnalyzedText& a, size_t begin, size_t end) {
 class Reader {
  public:
   Reader(const ClaimRules& rules, const AnalyzedText& a, bool encounter)
-      : r_(rules), a_(a), toks_(a.text.tokens), encounter_(encounter), used_(toks_.size(), false),
+      : r_(rules),
+        a_(a),
+        toks_(a.text.tokens),
+        encounter_(encounter),
+        used_(toks_.size(), false),
         drug_at_(toks_.size(), -1) {
     const TokenizedText& t = a.text;
     size_t n = toks_.size();
@@ -106,8 +110,10 @@ class Reader {
     for (size_t k = 0; k < n; ++k) clause_end_[clause_[k]] = static_cast<uint32_t>(k + 1);
     for (size_t i = 0; i < a.drugs.size(); ++i)
       for (size_t k = a.drugs[i].tok_begin; k < a.drugs[i].tok_end && k < n; ++k) drug_at_[k] = static_cast<int>(i);
-    if (encounter_) FindDeniedQuestions();
-    else FindSections();
+    if (encounter_)
+      FindDeniedQuestions();
+    else
+      FindSections();
   }
 
   const ClaimRules& r_;
@@ -115,16 +121,16 @@ class Reader {
   const std::vector<Token>& toks_;
   const bool encounter_;
   std::vector<uint32_t> clause_, clause_begin_, clause_end_;
-  std::vector<Section> section_;       // note: the section of each token
-  std::vector<int> heading_system_;    // note: the exam system heading above each token (-1: none)
-  std::vector<bool> in_heading_;       // note: words of a "Heading:" at the start of a line
-  std::vector<bool> denied_;           // encounter: tokens of a question the next turn denies
-  std::vector<bool> used_;             // tokens a claim of an earlier pass took
-  std::vector<int> drug_at_;           // the drug mention covering a token (-1: none)
+  std::vector<Section> section_;     // note: the section of each token
+  std::vector<int> heading_system_;  // note: the exam system heading above each token (-1: none)
+  std::vector<bool> in_heading_;     // note: words of a "Heading:" at the start of a line
+  std::vector<bool> denied_;         // encounter: tokens of a question the next turn denies
+  std::vector<bool> used_;           // tokens a claim of an earlier pass took
+  std::vector<int> drug_at_;         // the drug mention covering a token (-1: none)
 
   struct Hits {
-    std::vector<PatternMatch> list;   // in text order
-    std::vector<uint32_t> prefix;     // prefix[k]: matches starting before token k
+    std::vector<PatternMatch> list;  // in text order
+    std::vector<uint32_t> prefix;    // prefix[k]: matches starting before token k
   };
   mutable std::unordered_map<const PhraseMatcher*, Hits> hits_;
   const Hits& HitsOf(const PhraseMatcher& m) const {
@@ -183,13 +189,15 @@ class Reader {
   // The first and the last match starting in [b, e).
   std::optional<PatternMatch> FirstIn(const PhraseMatcher& m, size_t b, size_t e) const {
     const Hits& h = HitsOf(m);
-    auto it = std::lower_bound(h.list.begin(), h.list.end(), b, [](const PatternMatch& p, size_t k) { return p.begin < k; });
+    auto it =
+        std::lower_bound(h.list.begin(), h.list.end(), b, [](const PatternMatch& p, size_t k) { return p.begin < k; });
     if (it == h.list.end() || it->begin >= e) return std::nullopt;
     return *it;
   }
   std::optional<PatternMatch> LastIn(const PhraseMatcher& m, size_t b, size_t e) const {
     const Hits& h = HitsOf(m);
-    auto it = std::lower_bound(h.list.begin(), h.list.end(), e, [](const PatternMatch& p, size_t k) { return p.begin < k; });
+    auto it =
+        std::lower_bound(h.list.begin(), h.list.end(), e, [](const PatternMatch& p, size_t k) { return p.begin < k; });
     if (it == h.list.begin() || std::prev(it)->begin < b) return std::nullopt;
     return *std::prev(it);
   }
@@ -222,16 +230,29 @@ class Reader {
       size_t j = k;
       while (j < e) {
         const Token& t = toks_[j];
-        if (!run.empty() && (IsPunct(t, "-") || (t.kind == TokenKind::kWord && t.norm == "and"))) { ++j; continue; }
-        if (!run.empty() && t.kind == TokenKind::kWord && t.norm == "point") { point = true; ++j; continue; }
+        if (!run.empty() && (IsPunct(t, "-") || (t.kind == TokenKind::kWord && t.norm == "and"))) {
+          ++j;
+          continue;
+        }
+        if (!run.empty() && t.kind == TokenKind::kWord && t.norm == "point") {
+          point = true;
+          ++j;
+          continue;
+        }
         auto v = word_value(j);
         if (!v) break;
         (point ? decimals : run).push_back(*v);
         ++j;
       }
-      if (run.empty()) { ++k; continue; }
+      if (run.empty()) {
+        ++k;
+        continue;
+      }
       double fraction = 0, scale = 0.1;
-      for (double d : decimals) { fraction += d * scale; scale /= 10; }
+      for (double d : decimals) {
+        fraction += d * scale;
+        scale /= 10;
+      }
       // "one hundred thirty eight" = 138; "ninety eight point six" = 98.6
       double total = 0;
       for (double v : run) total = v == 100 ? (total == 0 ? 1 : total) * 100 : total + v;
@@ -279,7 +300,10 @@ class Reader {
     if (b >= e) return;
     size_t colon = e;
     for (size_t k = b; k < e && k < b + kMaxHeadingWords + 2; ++k)
-      if (IsPunct(toks_[k], ":")) { colon = k; break; }
+      if (IsPunct(toks_[k], ":")) {
+        colon = k;
+        break;
+      }
     std::vector<size_t> words;
     std::string phrase;  // folded words, with "/" ("assessment / plan")
     auto add = [&](size_t k) {
@@ -295,7 +319,8 @@ class Reader {
       // a line of its own: all capitals, a section name ("Objective") or a body system ("Cardiovascular")
       bool all_caps = true;
       for (size_t k = b; k < e; ++k) {
-        if (toks_[k].kind == TokenKind::kPunct && (toks_[k].norm == "." || toks_[k].norm == "/" || toks_[k].norm == "&")) {
+        if (toks_[k].kind == TokenKind::kPunct &&
+            (toks_[k].norm == "." || toks_[k].norm == "/" || toks_[k].norm == "&")) {
           if (toks_[k].norm == "/") add(k);
           continue;
         }
@@ -341,7 +366,8 @@ class Reader {
           if (k < se && r_.denial_answers.MatchAt(toks_, k, se))
             for (size_t q : questions) {
               size_t qb = t.sentence_begin[q], qe = t.sentence_end[q];
-              for (size_t j = std::max(qb, qe > kQuestionWords ? qe - kQuestionWords : 0); j < qe; ++j) denied_[j] = true;
+              for (size_t j = std::max(qb, qe > kQuestionWords ? qe - kQuestionWords : 0); j < qe; ++j)
+                denied_[j] = true;
             }
         }
         questions.clear();
@@ -493,9 +519,11 @@ class Passes {
       if (ClaimsNothing(a) || a == Assertion::kNegated) continue;
       Claim c = MakeClaim(ClaimClass::kVital, subject.key, m.begin, end, a);
       size_t value_begin = m.end;
-      while (value_begin < end && (toks_[value_begin].kind == TokenKind::kPunct || r_.value_links.MatchAt(toks_, value_begin, end)))
-        value_begin = r_.value_links.MatchAt(toks_, value_begin, end) ? r_.value_links.MatchAt(toks_, value_begin, end)->end
-                                                                       : value_begin + 1;
+      while (value_begin < end &&
+             (toks_[value_begin].kind == TokenKind::kPunct || r_.value_links.MatchAt(toks_, value_begin, end)))
+        value_begin = r_.value_links.MatchAt(toks_, value_begin, end)
+                          ? r_.value_links.MatchAt(toks_, value_begin, end)->end
+                          : value_begin + 1;
       c.value = Slice(rd_.a_, value_begin, end);
       if (value) c.numbers = value->numbers;
       rd_.Use(m.begin, end);
@@ -524,12 +552,13 @@ class Passes {
         continue;
       }
       std::optional<Value> value = ParseValue(rd_, m.end, limit);
-      if (subject.analyte && !value && !AnalyteContext(m.begin, m.end, cb, limit, is_test)) continue;  // "limit sodium intake"
+      if (subject.analyte && !value && !AnalyteContext(m.begin, m.end, cb, limit, is_test))
+        continue;  // "limit sodium intake"
       rd_.Use(m.begin, m.end);
       Assertion a = rd_.AssertionOf(m.begin, m.end);
       if (ClaimsNothing(a)) continue;
       bool result = rd_.AnyIn(r_.result_words, m.end, limit);
-      if (a == Assertion::kNegated && !result) continue;  // "no imaging"
+      if (a == Assertion::kNegated && !result) continue;               // "no imaging"
       if (!result && rd_.AnyIn(r_.no_test_cues, cb, limit)) continue;  // "no new imaging", "MRI not indicated"
       size_t end = value ? value->end : m.end;
       Claim c = MakeClaim(ClaimClass::kTest, subject.key, m.begin, end, a);
@@ -580,7 +609,10 @@ class Passes {
 
   // Procedures: named ones, and words with a surgical suffix.
   void Procedures(std::vector<Claim>* claims, std::vector<SupportIndex::Mention>* mentions) {
-    struct Hit { size_t b, e; std::string subject; };
+    struct Hit {
+      size_t b, e;
+      std::string subject;
+    };
     std::vector<Hit> hits;
     std::vector<bool> named(rd_.Size(), false);
     for (const PatternMatch& m : rd_.FindAll(r_.procedure_names, true)) {
@@ -591,7 +623,8 @@ class Passes {
       const Token& t = toks_[k];
       if (t.kind != TokenKind::kWord || rd_.used_[k] || named[k]) continue;
       for (const std::string& suffix : r_.procedure_suffixes)
-        if (t.folded.size() >= suffix.size() + 3 && t.folded.compare(t.folded.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        if (t.folded.size() >= suffix.size() + 3 &&
+            t.folded.compare(t.folded.size() - suffix.size(), suffix.size(), suffix) == 0) {
           hits.push_back({k, k + 1, t.folded});
           break;
         }
@@ -618,7 +651,11 @@ class Passes {
 
   // Exam findings grouped with the body system they are attached to, clause by clause.
   void Exam(std::vector<Claim>* claims, std::vector<SupportIndex::Mention>* mentions) {
-    struct Item { size_t b, e; bool target; int id; };
+    struct Item {
+      size_t b, e;
+      bool target;
+      int id;
+    };
     std::vector<Item> items;
     for (const PatternMatch& m : rd_.FindAll(r_.exam_targets, true)) items.push_back({m.begin, m.end, true, m.id});
     for (const PatternMatch& m : rd_.FindAll(r_.exam_findings, true)) {
@@ -628,9 +665,8 @@ class Passes {
                      (m.begin > 1 && rd_.used_[m.begin - 2] && r_.value_links.MatchAt(toks_, m.begin - 1, m.begin)));
       if (!result) items.push_back({m.begin, m.end, false, m.id});
     }
-    std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
-      return x.b != y.b ? x.b < y.b : x.target > y.target;
-    });
+    std::stable_sort(items.begin(), items.end(),
+                     [](const Item& x, const Item& y) { return x.b != y.b ? x.b < y.b : x.target > y.target; });
     // a finding whose body system the note does not say: supported by any examination
     const int unspecified = static_cast<int>(r_.systems.size()) - 1;
     // encounter: a sentence with an exam cue; note: a cue before the finding ("On exam, ...")
@@ -639,20 +675,29 @@ class Passes {
       if (!mentions) return rd_.AnyIn(r_.exam_cues, sb, k);
       return rd_.AnyIn(r_.exam_cues, sb, se) || rd_.AnyIn(r_.encounter_exam_cues, sb, se);
     };
-    struct Group { std::vector<const Item*> targets, findings; };
+    struct Group {
+      std::vector<const Item*> targets, findings;
+    };
     auto flush = [&](Group& g) {
-      if (g.findings.empty()) { g = Group{}; return; }
+      if (g.findings.empty()) {
+        g = Group{};
+        return;
+      }
       size_t first = g.findings.front()->b;
       // "MSK: Examination of the right flank: CVA tenderness": a heading gives way to the body part
-      bool body_part = std::any_of(g.targets.begin(), g.targets.end(), [&](const Item* t) { return !rd_.InHeading(t->b); });
+      bool body_part =
+          std::any_of(g.targets.begin(), g.targets.end(), [&](const Item* t) { return !rd_.InHeading(t->b); });
       bool any_strong = false;
-      int implied = -1;
+      int implied = -1, strong_implied = -1;
       for (const Item* f : g.findings) {
-        any_strong = any_strong || ClaimRules::FindingStrong(f->id);
+        bool strong = ClaimRules::FindingStrong(f->id);
+        any_strong = any_strong || strong;
         if (implied < 0) implied = ClaimRules::FindingSystem(f->id);
+        if (strong && strong_implied < 0) strong_implied = ClaimRules::FindingSystem(f->id);
       }
       std::vector<int> systems;
-      if (!body_part && implied >= 0 && !g.targets.empty()) {
+      if (!body_part && strong_implied >= 0 && !g.targets.empty()) {
+        implied = strong_implied;
         systems.push_back(implied);  // "Neurological/Psychological: Appropriate mood and affect"
       } else {
         for (const Item* t : g.targets)
@@ -661,16 +706,28 @@ class Passes {
       }
       if (systems.empty()) {
         // a result word next to a test or vital ("LFTs, CBC and creatinine normal") is not an exam
-        if (!any_strong && rd_.AnyUsed(rd_.ClauseBegin(first), rd_.ClauseEnd(first))) { g = Group{}; return; }
-        bool context = rd_.SectionAt(first) == Section::kExam || rd_.HeadingSystemAt(first) >= 0 || exam_sentence(first);
+        if (!any_strong && rd_.AnyUsed(rd_.ClauseBegin(first), rd_.ClauseEnd(first))) {
+          g = Group{};
+          return;
+        }
+        bool context =
+            rd_.SectionAt(first) == Section::kExam || rd_.HeadingSystemAt(first) >= 0 || exam_sentence(first);
         if (mentions) {
-          if (implied < 0 && !(context && any_strong)) { g = Group{}; return; }
+          if (implied < 0 && !(context && any_strong)) {
+            g = Group{};
+            return;
+          }
         } else if (!any_strong && !context) {
           g = Group{};
           return;
         }
-        int system = implied >= 0 ? implied : rd_.HeadingSystemAt(first) >= 0 ? rd_.HeadingSystemAt(first) : unspecified;
-        if (system == unspecified && mentions) { g = Group{}; return; }
+        int system = implied >= 0                      ? implied
+                     : rd_.HeadingSystemAt(first) >= 0 ? rd_.HeadingSystemAt(first)
+                                                       : unspecified;
+        if (system == unspecified && mentions) {
+          g = Group{};
+          return;
+        }
         systems.push_back(system);
       }
       // the findings, with the negation before them ("no focal deficits")
@@ -680,7 +737,10 @@ class Passes {
              toks_[fb - 1].kind == TokenKind::kWord)
         --fb;
       size_t b = fb, e = fe;
-      for (const Item* t : g.targets) { b = std::min(b, t->b); e = std::max(e, t->e); }
+      for (const Item* t : g.targets) {
+        b = std::min(b, t->b);
+        e = std::max(e, t->e);
+      }
       Assertion a = rd_.AssertionOf(g.findings.front()->b, g.findings.front()->e);
       if (mentions) {
         // every system said: the group's, and each finding's own ("... lungs clear, no rash")
@@ -746,7 +806,9 @@ class Passes {
             g.targets.push_back(&it);
           } else {
             // another claim (a vital, a test) between closes the group: "lungs clear, CBC normal"
-            const Item* last = !g.findings.empty() ? g.findings.back() : !g.targets.empty() ? g.targets.back() : nullptr;
+            const Item* last = !g.findings.empty()  ? g.findings.back()
+                               : !g.targets.empty() ? g.targets.back()
+                                                    : nullptr;
             if (last && rd_.AnyUsed(last->e, it.b)) {
               flush(g);
               if (!pending.empty()) {
@@ -756,8 +818,10 @@ class Passes {
                 pending.clear();
               }
             }
-            if (g.targets.empty()) pending.push_back(&it);
-            else g.findings.push_back(&it);
+            if (g.targets.empty())
+              pending.push_back(&it);
+            else
+              g.findings.push_back(&it);
           }
         }
         flush(g);
@@ -801,7 +865,8 @@ class Passes {
       Assertion a = rd_.AssertionOf(m.begin, m.end);
       if (ClaimsNothing(a) || a == Assertion::kNegated) continue;
       size_t b = std::min(m.begin, cue->begin), e = std::max(m.end, cue->end);
-      // one referral per specialty and clause ("referral to the trauma therapy program for cognitive processing therapy")
+      // one referral per specialty and clause ("referral to the trauma therapy program for cognitive processing
+      // therapy")
       if (!claims->empty() && claims->back().cls == ClaimClass::kReferral && claims->back().subject == subject.key &&
           rd_.clause_[claims->back().tok_begin] == rd_.clause_[m.begin])
         continue;
@@ -870,7 +935,8 @@ class Passes {
 bool NumberSaid(double v, const std::vector<double>& said, const std::string& convert) {
   for (double s : said) {
     if (std::fabs(s - v) <= 1e-3 * std::max(1.0, std::fabs(v))) return true;
-    if (convert == "weight" && (std::fabs(s * kPoundsPerKilogram - v) <= 1.0 || std::fabs(s / kPoundsPerKilogram - v) <= 0.5))
+    if (convert == "weight" &&
+        (std::fabs(s * kPoundsPerKilogram - v) <= 1.0 || std::fabs(s / kPoundsPerKilogram - v) <= 0.5))
       return true;
     if (convert == "temperature" &&
         (std::fabs((s - 32) * 5.0 / 9.0 - v) <= 0.15 || std::fabs(s * 9.0 / 5.0 + 32 - v) <= 0.2))
@@ -885,13 +951,20 @@ bool NumberSaid(double v, const std::vector<double>& said, const std::string& co
 
 std::string_view ClaimClassName(ClaimClass c) {
   switch (c) {
-    case ClaimClass::kVital: return "vital";
-    case ClaimClass::kExam: return "exam";
-    case ClaimClass::kTest: return "test";
-    case ClaimClass::kReferral: return "referral";
-    case ClaimClass::kProcedure: return "procedure";
-    case ClaimClass::kAdmission: return "admission";
-    case ClaimClass::kLethalMeans: return "lethal_means";
+    case ClaimClass::kVital:
+      return "vital";
+    case ClaimClass::kExam:
+      return "exam";
+    case ClaimClass::kTest:
+      return "test";
+    case ClaimClass::kReferral:
+      return "referral";
+    case ClaimClass::kProcedure:
+      return "procedure";
+    case ClaimClass::kAdmission:
+      return "admission";
+    case ClaimClass::kLethalMeans:
+      return "lethal_means";
   }
   return "vital";
 }
@@ -939,7 +1012,8 @@ ClaimRules LoadClaimRules(std::string_view claims_yaml) {
   YAML::Node sections = Required(y, "sections", "top level");
   for (const auto& [key, section] : {std::pair{"history", Section::kHistory}, std::pair{"exam", Section::kExam},
                                      std::pair{"other", Section::kOther}})
-    for (const std::string& h : List(sections[key], std::string("sections.") + key)) r.sections[FoldedPhrase(h)] = section;
+    for (const std::string& h : List(sections[key], std::string("sections.") + key))
+      r.sections[FoldedPhrase(h)] = section;
   YAML::Node numbers = Required(y, "number_words", "top level");
   for (const auto& kv : numbers) r.number_words[Lower(kv.first.as<std::string>())] = kv.second.as<double>();
 
@@ -1037,10 +1111,12 @@ ClaimRules LoadClaimRules(std::string_view claims_yaml) {
   // admissions
   YAML::Node admission = Required(y, "admission", "top level");
   AddAll(r.admission_words, List(Required(admission, "words", "admission"), "admission.words"), 0);
-  AddAll(r.admission_needs_setting, List(Required(admission, "needs_setting", "admission"), "admission.needs_setting"), 0);
+  AddAll(r.admission_needs_setting, List(Required(admission, "needs_setting", "admission"), "admission.needs_setting"),
+         0);
   AddAll(r.admission_settings, List(Required(admission, "settings", "admission"), "admission.settings"), 0);
   for (const auto& kv : admission["subjects"]) {
-    AddAll(r.admission_subject_words, List(kv.second, "admission.subjects"), static_cast<int>(r.admission_subjects.size()));
+    AddAll(r.admission_subject_words, List(kv.second, "admission.subjects"),
+           static_cast<int>(r.admission_subjects.size()));
     r.admission_subjects.push_back(kv.first.as<std::string>());
   }
   r.admission_subjects.push_back(Required(admission, "default_subject", "admission").as<std::string>());
@@ -1176,7 +1252,8 @@ ClaimSupport SupportIndex::Check(const Claim& c) const {
       if (good.empty()) return unsupported("the encounter gives no " + subject);
       if (c.numbers.empty()) return Evidence(*good.front(), true, "the encounter mentions " + subject);
       for (const Mention* m : good)
-        if (said(*m, v >= 0 ? r.vitals[v].convert : "")) return Evidence(*m, true, "the encounter gives " + subject + " " + c.value);
+        if (said(*m, v >= 0 ? r.vitals[v].convert : ""))
+          return Evidence(*m, true, "the encounter gives " + subject + " " + c.value);
       return Evidence(*good.front(), false, "the encounter gives no " + subject + " of " + c.value);
     }
     case ClaimClass::kExam: {
@@ -1191,18 +1268,26 @@ ClaimSupport SupportIndex::Check(const Claim& c) const {
           if (other >= 0 && r.related[system][other] && usable(*m)) related = m;
         }
       }
-      auto a = [](const std::string& w) { return std::string(!w.empty() && std::string_view("aeiouAEIOU").find(w[0]) != std::string_view::npos ? "an " : "a ") + w; };
-      if (!good.empty()) return Evidence(*good.front(), true, "the encounter has " + a(subject) + " examination or finding");
+      auto a = [](const std::string& w) {
+        return std::string(!w.empty() && std::string_view("aeiouAEIOU").find(w[0]) != std::string_view::npos ? "an "
+                                                                                                             : "a ") +
+               w;
+      };
+      if (!good.empty())
+        return Evidence(*good.front(), true, "the encounter has " + a(subject) + " examination or finding");
       if (related)
-        return Evidence(*related, true,
-                        "the encounter has " + a(related->subject) + " examination or finding (related to " + subject + ")");
+        return Evidence(
+            *related, true,
+            "the encounter has " + a(related->subject) + " examination or finding (related to " + subject + ")");
       return unsupported("the encounter has no " + subject + " examination or finding");
     }
     case ClaimClass::kTest: {
       int t = find(r.test_by_key, subject);
       if (t < 0) return ClaimSupport{false, "unknown test " + subject, "", 0, 0};
       const ClaimRules::Subject& test = r.tests[t];
-      auto measured = [&](int id) { return std::find(test.measures.begin(), test.measures.end(), id) != test.measures.end(); };
+      auto measured = [&](int id) {
+        return std::find(test.measures.begin(), test.measures.end(), id) != test.measures.end();
+      };
       auto shares = [&](const Mention& m) {
         if (m.is_measure) return (test.generic && test.kind == "lab") || measured(find(r.measure_by_key, m.subject));
         int o = find(r.test_by_key, m.subject);
@@ -1231,8 +1316,12 @@ ClaimSupport SupportIndex::Check(const Claim& c) const {
       };
       const Mention* m = good.front();
       for (const Mention* g : good)
-        if (measures_it(g)) { m = g; break; }
-      std::string how = measures_it(m) ? ", which " + subject + " measures" : ", a test of what " + subject + " measures";
+        if (measures_it(g)) {
+          m = g;
+          break;
+        }
+      std::string how =
+          measures_it(m) ? ", which " + subject + " measures" : ", a test of what " + subject + " measures";
       return Evidence(*m, true, "the encounter mentions " + Slice(m->tok_begin, m->tok_end) + how);
     }
     case ClaimClass::kReferral: {
@@ -1260,10 +1349,12 @@ ClaimSupport SupportIndex::Check(const Claim& c) const {
           if (subject.find(rt) != std::string::npos && rt.size() > root.size()) root = rt;
       for (const Mention* m : mentions) {
         bool is_root = m->subject.rfind("root:", 0) == 0;
-        if (m->subject == subject || (generic && !is_root) || (!root.empty() && m->subject == "root:" + root)) consider(*m);
+        if (m->subject == subject || (generic && !is_root) || (!root.empty() && m->subject == "root:" + root))
+          consider(*m);
       }
       if (good.empty()) return unsupported("the encounter never mentions " + subject);
-      return Evidence(*good.front(), true, "the encounter mentions " + Slice(good.front()->tok_begin, good.front()->tok_end));
+      return Evidence(*good.front(), true,
+                      "the encounter mentions " + Slice(good.front()->tok_begin, good.front()->tok_end));
     }
     case ClaimClass::kLethalMeans: {
       for (const Mention* m : mentions) consider(*m);
@@ -1291,7 +1382,8 @@ CompletedActions LoadCompletedActions(std::string_view yaml) {
   CompletedActions a;
   auto load = [&](const char* key, std::vector<std::string>& list, PhraseMatcher& matcher) {
     YAML::Node n = y[key];
-    if (!n || !n.IsSequence()) throw std::runtime_error(std::string("completed_actions.yaml: missing list '") + key + "'");
+    if (!n || !n.IsSequence())
+      throw std::runtime_error(std::string("completed_actions.yaml: missing list '") + key + "'");
     for (const auto& item : n) list.push_back(item.as<std::string>());
     for (size_t i = 0; i < list.size(); ++i) matcher.Add(list[i], static_cast<int>(i));
   };

@@ -47,12 +47,13 @@ struct Severity {
 
 struct Claim {
   ClaimClass cls = ClaimClass::kVital;
-  std::string subject;  // vital, body system, test, specialty, kind of admission, procedure ("blood pressure", "abdomen", "BMP")
-  std::string mention;  // the text as written
-  std::string value;    // the value or findings ("132/78", "soft, non-tender"); empty when none
+  std::string subject;          // vital, body system, test, specialty, kind of admission, procedure ("blood pressure",
+                                // "abdomen", "BMP")
+  std::string mention;          // the text as written
+  std::string value;            // the value or findings ("132/78", "soft, non-tender"); empty when none
   std::vector<double> numbers;  // the numbers of the value (132, 78)
   size_t tok_begin = 0, tok_end = 0;
-  uint32_t char_begin = 0, char_end = 0;  // code points, 0-based, end exclusive
+  uint32_t char_begin = 0, char_end = 0;       // code points, 0-based, end exclusive
   Assertion assertion = Assertion::kAffirmed;  // negated only for exam findings and test results
 };
 
@@ -67,11 +68,11 @@ struct ClaimSupport {
 struct ClaimRules {
   struct Subject {
     std::string key;
-    bool generic = false;      // "labs", "imaging", "vital signs", "specialist", "surgery"
-    std::string kind;          // tests: lab, imaging, other
-    std::string convert;       // vitals: weight, temperature
-    bool analyte = false;      // tests named like a drug ("potassium"): not a test when dosed
-    std::vector<int> measures; // tests: measure ids (its own key included)
+    bool generic = false;       // "labs", "imaging", "vital signs", "specialist", "surgery"
+    std::string kind;           // tests: lab, imaging, other
+    std::string convert;        // vitals: weight, temperature
+    bool analyte = false;       // tests named like a drug ("potassium"): not a test when dosed
+    std::vector<int> measures;  // tests: measure ids (its own key included)
   };
   enum class Section : uint8_t { kNone, kHistory, kExam, kOther };
 
@@ -84,38 +85,38 @@ struct ClaimRules {
   std::unordered_map<std::string, double> number_words;
 
   std::vector<Subject> vitals;
-  PhraseMatcher vital_names{true};  // id: vitals index
+  PhraseMatcher vital_names{true};    // id: vitals index
   PhraseMatcher vital_support{true};  // id: vitals index; encounter only ("satting", "no fever")
 
-  std::vector<std::string> systems;            // exam subjects
-  std::vector<std::vector<bool>> related;      // systems x systems
-  PhraseMatcher exam_targets{true};            // id: system index
-  PhraseMatcher exam_findings{true};           // id: FindingId()
+  std::vector<std::string> systems;        // exam subjects
+  std::vector<std::vector<bool>> related;  // systems x systems
+  PhraseMatcher exam_targets{true};        // id: system index
+  PhraseMatcher exam_findings{true};       // id: FindingId()
   PhraseMatcher exam_cues{true}, encounter_exam_cues{true}, location_words{true};
   // Post-negation triggers of assertion.yaml ("x-ray negative"): how near a negation must be in a
   // transcript. Filled by DefaultClaimFinder from DefaultRules().
   PhraseMatcher negation_post{false};
 
   std::vector<Subject> tests;
-  PhraseMatcher test_names{true};              // id: tests index; -1: an exclusion ("valgus stress test")
-  std::vector<std::string> measures;           // measure keys
-  PhraseMatcher measure_phrases{true};         // id: measure index
+  PhraseMatcher test_names{true};       // id: tests index; -1: an exclusion ("valgus stress test")
+  std::vector<std::string> measures;    // measure keys
+  PhraseMatcher measure_phrases{true};  // id: measure index
 
   PhraseMatcher referral_cues{true}, referral_post_cues{true};
   std::vector<Subject> specialties;
-  PhraseMatcher specialty_names{true};         // id: specialties index
+  PhraseMatcher specialty_names{true};  // id: specialties index
 
   PhraseMatcher admission_words{true}, admission_needs_setting{true}, admission_settings{true};
   std::vector<std::string> admission_subjects;  // last one is the default
   PhraseMatcher admission_subject_words{true};  // id: admission_subjects index
 
   std::vector<Subject> procedures;
-  PhraseMatcher procedure_names{true};          // id: procedures index
-  PhraseMatcher procedure_support{true};        // id: index into procedure_support_ids
+  PhraseMatcher procedure_names{true};                  // id: procedures index
+  PhraseMatcher procedure_support{true};                // id: index into procedure_support_ids
   std::vector<std::vector<int>> procedure_support_ids;  // a support phrase -> the procedures it supports
   std::vector<std::string> procedure_suffixes;
-  std::vector<std::string> procedure_roots;     // word roots ("cholecyst")
-  PhraseMatcher procedure_root_words{true};     // id: index into procedure_root_ids ("gallbladder")
+  std::vector<std::string> procedure_roots;          // word roots ("cholecyst")
+  PhraseMatcher procedure_root_words{true};          // id: index into procedure_root_ids ("gallbladder")
   std::vector<std::vector<int>> procedure_root_ids;  // a root word -> the roots it names
 
   PhraseMatcher lethal_means{true}, lethal_actions{true};
@@ -166,12 +167,12 @@ class SupportIndex {
   // One thing the encounter names: a subject of a class, where, and how it is said.
   struct Mention {
     ClaimClass cls = ClaimClass::kVital;
-    std::string subject;       // as in Claim; "root:<root>" for a procedure's organ word
-    bool is_measure = false;   // tests: a measure phrase ("kidney function"), subject = its key
+    std::string subject;      // as in Claim; "root:<root>" for a procedure's organ word
+    bool is_measure = false;  // tests: a measure phrase ("kidney function"), subject = its key
     size_t tok_begin = 0, tok_end = 0;
     Assertion assertion = Assertion::kAffirmed;
-    bool denied = false;       // in a question the answer denies
-    std::vector<double> numbers;  // numbers said near it (same and next sentence)
+    bool denied = false;                                      // in a question the answer denies
+    std::vector<double> numbers;                              // numbers said near it (same and next sentence)
     uint32_t sentence_begin = 0, sentence_end = 0;            // bytes of its sentence
     uint32_t sentence_char_begin = 0, sentence_char_end = 0;  // code points of its sentence
   };
@@ -182,7 +183,7 @@ class SupportIndex {
   std::string Slice(size_t tok_begin, size_t tok_end) const;  // encounter text of tokens
 
   const ClaimFinder& finder_;
-  std::string text_;  // the encounter, owned (evidence is cut from it)
+  std::string text_;                             // the encounter, owned (evidence is cut from it)
   std::vector<uint32_t> byte_begin_, byte_end_;  // per encounter token
   std::vector<Mention> mentions_;
   std::array<std::vector<const Mention*>, kClaimClassCount> by_class_;

@@ -34,8 +34,19 @@ namespace scribe::sql {
 namespace {
 
 enum Column {
-  kClass, kSubject, kMention, kValue, kSeverity, kStartOffset, kEndOffset, kAssertion, kSupported, kReason,
-  kEvidence, kText, kEncounter
+  kClass,
+  kSubject,
+  kMention,
+  kValue,
+  kSeverity,
+  kStartOffset,
+  kEndOffset,
+  kAssertion,
+  kSupported,
+  kReason,
+  kEvidence,
+  kText,
+  kEncounter
 };
 
 // idxNum bits: which hidden columns xFilter receives, in argv order.
@@ -54,9 +65,11 @@ struct Cursor {
 };
 
 int Connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char**) {
-  int rc = sqlite3_declare_vtab(db,
+  int rc = sqlite3_declare_vtab(
+      db,
       "CREATE TABLE x(class TEXT, subject TEXT, mention TEXT, value TEXT, severity TEXT, start_offset INTEGER, "
-      "end_offset INTEGER, assertion TEXT, supported INTEGER, reason TEXT, evidence TEXT, text HIDDEN, encounter HIDDEN)");
+      "end_offset INTEGER, assertion TEXT, supported INTEGER, reason TEXT, evidence TEXT, text HIDDEN, encounter "
+      "HIDDEN)");
   if (rc != SQLITE_OK) return rc;
   auto* vtab = static_cast<sqlite3_vtab*>(sqlite3_malloc(sizeof(sqlite3_vtab)));
   if (!vtab) return SQLITE_NOMEM;
@@ -83,8 +96,10 @@ int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       text_seen = true;
       if (c.usable) text = i;
     } else if (c.iColumn == kEncounter) {
-      if (c.usable) encounter = i;
-      else encounter_unusable = true;
+      if (c.usable)
+        encounter = i;
+      else
+        encounter_unusable = true;
     }
   }
   if (text < 0 || encounter_unusable) {
@@ -165,8 +180,10 @@ int Eof(sqlite3_vtab_cursor* cur) {
 }
 
 void Text(sqlite3_context* ctx, std::string_view s) {
-  if (s.empty()) sqlite3_result_null(ctx);
-  else sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  if (s.empty())
+    sqlite3_result_null(ctx);
+  else
+    sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
 }
 
 int ColumnValue(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
@@ -174,27 +191,51 @@ int ColumnValue(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int column) {
   const Row& row = c->rows[c->index];
   const Claim& claim = row.claim;
   switch (column) {
-    case kClass: Text(ctx, ClaimClassName(claim.cls)); break;
-    case kSubject: Text(ctx, claim.subject); break;
-    case kMention: Text(ctx, claim.mention); break;
-    case kValue: Text(ctx, claim.value); break;
-    case kSeverity: Text(ctx, DefaultClaimFinder().SeverityOf(claim.cls).name); break;
-    case kStartOffset: sqlite3_result_int64(ctx, claim.char_begin); break;
-    case kEndOffset: sqlite3_result_int64(ctx, claim.char_end); break;
-    case kAssertion: Text(ctx, AssertionName(claim.assertion)); break;
+    case kClass:
+      Text(ctx, ClaimClassName(claim.cls));
+      break;
+    case kSubject:
+      Text(ctx, claim.subject);
+      break;
+    case kMention:
+      Text(ctx, claim.mention);
+      break;
+    case kValue:
+      Text(ctx, claim.value);
+      break;
+    case kSeverity:
+      Text(ctx, DefaultClaimFinder().SeverityOf(claim.cls).name);
+      break;
+    case kStartOffset:
+      sqlite3_result_int64(ctx, claim.char_begin);
+      break;
+    case kEndOffset:
+      sqlite3_result_int64(ctx, claim.char_end);
+      break;
+    case kAssertion:
+      Text(ctx, AssertionName(claim.assertion));
+      break;
     case kSupported:
-      if (row.support) sqlite3_result_int(ctx, row.support->supported ? 1 : 0);
-      else sqlite3_result_null(ctx);
+      if (row.support)
+        sqlite3_result_int(ctx, row.support->supported ? 1 : 0);
+      else
+        sqlite3_result_null(ctx);
       break;
     case kReason:
-      if (row.support) Text(ctx, row.support->reason);
-      else sqlite3_result_null(ctx);
+      if (row.support)
+        Text(ctx, row.support->reason);
+      else
+        sqlite3_result_null(ctx);
       break;
     case kEvidence:
-      if (row.support) Text(ctx, row.support->evidence);
-      else sqlite3_result_null(ctx);
+      if (row.support)
+        Text(ctx, row.support->evidence);
+      else
+        sqlite3_result_null(ctx);
       break;
-    default: sqlite3_result_null(ctx); break;
+    default:
+      sqlite3_result_null(ctx);
+      break;
   }
   return SQLITE_OK;
 }

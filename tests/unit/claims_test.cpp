@@ -1,18 +1,19 @@
 // Unit tests for claims.h (the unsupported-content detector) and the spelling fold of text.h.
 // Expected values follow corpus/rules/claims.yaml, corpus/rules/spelling.tsv and the rules in
 // docs/methodology.md ("Unsupported content"), worked out by hand for each text.
+#include "claims.h"
+
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <dirent.h>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "claims.h"
 #include "embedded.h"
 #include "extract.h"
 #include "rules.h"
@@ -39,8 +40,8 @@ std::vector<std::string> Checks(const std::string& note, const std::string& enco
   std::vector<std::string> out;
   for (const Claim& c : Claims(note)) {
     ClaimSupport s = index.Check(c);
-    out.push_back(std::string(ClaimClassName(c.cls)) + " " + c.subject + ": " + (s.supported ? "supported" : "unsupported") +
-                  ": " + s.reason);
+    out.push_back(std::string(ClaimClassName(c.cls)) + " " + c.subject + ": " +
+                  (s.supported ? "supported" : "unsupported") + ": " + s.reason);
   }
   return out;
 }
@@ -72,31 +73,61 @@ std::vector<std::string> Files(const std::string& dir, const std::string& suffix
 // ---------------------------------------------------------------- spelling fold
 
 TEST(FoldSpelling, BritishToAmerican) {
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"hospitalised", "hospitalized"}, {"hospitalisation", "hospitalization"}, {"haemoglobin", "hemoglobin"},
-      {"anaemia", "anemia"},           {"leukaemia", "leukemia"},              {"oedema", "edema"},
-      {"oesophagus", "esophagus"},     {"oestrogen", "estrogen"},              {"diarrhoea", "diarrhea"},
-      {"dyspnoea", "dyspnea"},         {"apnoea", "apnea"},                    {"paediatric", "pediatric"},
-      {"orthopaedic", "orthopedic"},   {"gynaecology", "gynecology"},          {"anaesthetic", "anesthetic"},
-      {"anaesthetised", "anesthetized"}, {"tumour", "tumor"},                  {"tumours", "tumors"},
-      {"behaviour", "behavior"},       {"behavioural", "behavioral"},          {"colour", "color"},
-      {"counselling", "counseling"},   {"counsellor", "counselor"},            {"travelled", "traveled"},
-      {"centre", "center"},            {"litre", "liter"},                     {"millilitres", "milliliters"},
-      {"sulphate", "sulfate"},         {"sulphonamide", "sulfonamide"},        {"analysed", "analyzed"},
-      {"paralysed", "paralyzed"},      {"immunisation", "immunization"},       {"catheterised", "catheterized"},
-      {"ageing", "aging"},             {"judgement", "judgment"},              {"grey", "gray"},
-      {"practise", "practice"},        {"licence", "license"},                 {"aetiology", "etiology"},
-      {"faecal", "fecal"},             {"coeliac", "celiac"},                  {"manoeuvre", "maneuver"},
-      {"odour", "odor"},               {"fibre", "fiber"}};
+  const std::vector<std::pair<std::string, std::string>> cases = {{"hospitalised", "hospitalized"},
+                                                                  {"hospitalisation", "hospitalization"},
+                                                                  {"haemoglobin", "hemoglobin"},
+                                                                  {"anaemia", "anemia"},
+                                                                  {"leukaemia", "leukemia"},
+                                                                  {"oedema", "edema"},
+                                                                  {"oesophagus", "esophagus"},
+                                                                  {"oestrogen", "estrogen"},
+                                                                  {"diarrhoea", "diarrhea"},
+                                                                  {"dyspnoea", "dyspnea"},
+                                                                  {"apnoea", "apnea"},
+                                                                  {"paediatric", "pediatric"},
+                                                                  {"orthopaedic", "orthopedic"},
+                                                                  {"gynaecology", "gynecology"},
+                                                                  {"anaesthetic", "anesthetic"},
+                                                                  {"anaesthetised", "anesthetized"},
+                                                                  {"tumour", "tumor"},
+                                                                  {"tumours", "tumors"},
+                                                                  {"behaviour", "behavior"},
+                                                                  {"behavioural", "behavioral"},
+                                                                  {"colour", "color"},
+                                                                  {"counselling", "counseling"},
+                                                                  {"counsellor", "counselor"},
+                                                                  {"travelled", "traveled"},
+                                                                  {"centre", "center"},
+                                                                  {"litre", "liter"},
+                                                                  {"millilitres", "milliliters"},
+                                                                  {"sulphate", "sulfate"},
+                                                                  {"sulphonamide", "sulfonamide"},
+                                                                  {"analysed", "analyzed"},
+                                                                  {"paralysed", "paralyzed"},
+                                                                  {"immunisation", "immunization"},
+                                                                  {"catheterised", "catheterized"},
+                                                                  {"ageing", "aging"},
+                                                                  {"judgement", "judgment"},
+                                                                  {"grey", "gray"},
+                                                                  {"practise", "practice"},
+                                                                  {"licence", "license"},
+                                                                  {"aetiology", "etiology"},
+                                                                  {"faecal", "fecal"},
+                                                                  {"coeliac", "celiac"},
+                                                                  {"manoeuvre", "maneuver"},
+                                                                  {"odour", "odor"},
+                                                                  {"fibre", "fiber"}};
   for (const auto& [british, american] : cases) EXPECT_EQ(FoldSpelling(british), american) << british;
 }
 
 TEST(FoldSpelling, AmericanWordsAndExceptionsStay) {
-  for (const char* w : {"hospitalized", "hemoglobin", "tender", "advise", "advised", "revised", "supervised", "exercise",
-                        "exercising", "promise", "compromised", "surprise", "surprising", "bruise", "bruising", "cruise",
-                        "raise", "praised", "noise", "otherwise", "likewise", "precise", "expertise", "advertising", "hour",
-                        "hours", "four", "your", "contour", "detours", "glamour", "swelling", "smelling", "spelling",
-                        "compelled", "propeller", "chancellor", "dwelling", "does", "shoe", "aerosol", "vertebrae"})
+  for (const char* w :
+       {"hospitalized", "hemoglobin", "tender",      "advise",      "advised",  "revised",    "supervised",
+        "exercise",     "exercising", "promise",     "compromised", "surprise", "surprising", "bruise",
+        "bruising",     "cruise",     "raise",       "praised",     "noise",    "otherwise",  "likewise",
+        "precise",      "expertise",  "advertising", "hour",        "hours",    "four",       "your",
+        "contour",      "detours",    "glamour",     "swelling",    "smelling", "spelling",   "compelled",
+        "propeller",    "chancellor", "dwelling",    "does",        "shoe",     "aerosol",    "vertebrae"})
     EXPECT_EQ(FoldSpelling(w), w) << w;
   EXPECT_EQ(FoldSpelling("Hospitalised"), "Hospitalised");  // folding works on lower-case norms
   EXPECT_EQ(FoldSpelling("ise"), "ise");
@@ -183,7 +214,8 @@ TEST(CompletedActions, BothSpellingsAreListedAndMatch) {
     return hits.empty() ? std::string("none") : list[hits.front().id];
   };
   EXPECT_EQ(first(a.admission_matcher, a.admission, "She was hospitalised overnight."), "was hospitalized");
-  EXPECT_EQ(first(a.prescription_matcher, a.prescription, "Losartan 50 mg sent to the pharmacy."), "sent to the pharmacy");
+  EXPECT_EQ(first(a.prescription_matcher, a.prescription, "Losartan 50 mg sent to the pharmacy."),
+            "sent to the pharmacy");
   EXPECT_EQ(first(a.prescription_matcher, a.prescription, "Losartan e-prescribed."), "e-prescribed");
   EXPECT_EQ(first(a.lethal_means_matcher, a.lethal_means, "Her husband removed the firearms from the home."),
             "removed the firearms");
@@ -203,8 +235,7 @@ TEST(CompletedActions, MissingListIsAnError) {
 
 TEST(ClaimFinder, IssueExampleVitalsAndExam) {
   EXPECT_EQ(Rows("Vitals: BP 132/78, HR 72, SpO2 97%. Abdomen soft, non-tender. Neuro: no focal deficits."),
-            Lines({"vital blood pressure | BP 132/78 | 132/78 | affirmed",
-                   "vital heart rate | HR 72 | 72 | affirmed",
+            Lines({"vital blood pressure | BP 132/78 | 132/78 | affirmed", "vital heart rate | HR 72 | 72 | affirmed",
                    "vital oxygen saturation | SpO2 97% | 97% | affirmed",
                    "exam abdomen | Abdomen soft, non-tender | soft, non-tender | affirmed",
                    "exam neurological | Neuro: no focal deficits | no focal deficits | negated"}));
@@ -240,8 +271,7 @@ TEST(ClaimFinder, HypotheticalAndFamilyClaimNothing) {
 
 TEST(ClaimFinder, NegatedExamStillClaimsNegatedTestDoesNot) {
   EXPECT_EQ(Rows("Exam: no masses. No imaging indicated. X-ray negative."),
-            Lines({"exam unspecified | no masses | no masses | negated",
-                   "test x-ray | X-ray |  | negated"}));
+            Lines({"exam unspecified | no masses | no masses | negated", "test x-ray | X-ray |  | negated"}));
   // outside an exam section a bare "no masses" is no claim: it names no body part
   EXPECT_EQ(Rows("No masses."), Lines({}));
   EXPECT_EQ(Rows("No new imaging was obtained today."), Lines({}));
@@ -261,10 +291,11 @@ TEST(ClaimFinder, AnalytesAreTestsOnlyAsMeasurements) {
 }
 
 TEST(ClaimFinder, ProceduresLethalMeansAndReferralCues) {
-  EXPECT_EQ(Rows("s/p appendectomy. Right knee joint injection performed. Firearms removed from the home by her brother."),
-            Lines({"procedure appendectomy | appendectomy |  | historical",
-                   "procedure joint injection | joint injection |  | affirmed",
-                   "lethal_means lethal means | Firearms removed |  | affirmed"}));
+  EXPECT_EQ(
+      Rows("s/p appendectomy. Right knee joint injection performed. Firearms removed from the home by her brother."),
+      Lines({"procedure appendectomy | appendectomy |  | historical",
+             "procedure joint injection | joint injection |  | affirmed",
+             "lethal_means lethal means | Firearms removed |  | affirmed"}));
   // a specialty without a referral cue is no referral; a post-cue counts
   EXPECT_EQ(Rows("She sees cardiology. PT referral placed."),
             Lines({"referral physical therapy | PT referral placed |  | affirmed"}));
@@ -279,15 +310,17 @@ const char* kEncounterNoExam =
     "Patient: No.\n";
 
 TEST(SupportIndex, IssueExampleIsUnsupportedWithReasons) {
-  EXPECT_EQ(Checks("Vitals: BP 132/78, HR 72, SpO2 97%. Abdomen soft, non-tender. Neuro: no focal deficits.", kEncounterNoExam),
+  EXPECT_EQ(Checks("Vitals: BP 132/78, HR 72, SpO2 97%. Abdomen soft, non-tender. Neuro: no focal deficits.",
+                   kEncounterNoExam),
             Lines({"vital blood pressure: unsupported: the encounter gives no blood pressure",
                    "vital heart rate: unsupported: the encounter gives no heart rate",
                    "vital oxygen saturation: unsupported: the encounter gives no oxygen saturation",
                    "exam abdomen: unsupported: the encounter has no abdomen examination or finding",
                    "exam neurological: unsupported: the encounter has no neurological examination or finding"}));
-  EXPECT_EQ(Checks("Referred to cardiology; echocardiogram ordered.", kEncounterNoExam),
-            Lines({"referral cardiology: unsupported: the encounter never mentions cardiology",
-                   "test echocardiogram: unsupported: the encounter never mentions echocardiogram or what it measures"}));
+  EXPECT_EQ(
+      Checks("Referred to cardiology; echocardiogram ordered.", kEncounterNoExam),
+      Lines({"referral cardiology: unsupported: the encounter never mentions cardiology",
+             "test echocardiogram: unsupported: the encounter never mentions echocardiogram or what it measures"}));
 }
 
 TEST(SupportIndex, ValuesSpokenAndConverted) {
@@ -381,7 +414,8 @@ TEST(FaithfulNotes, ParaphrasesAreFullySupported) {
   for (std::string t : Files("corpus/scripts", ".yaml")) {
     t = t.substr(0, t.size() - 5);
     for (const std::string& f : Files("tests/fixtures/claims/" + t, ".txt")) {
-      EXPECT_EQ(Unsupported(ReadFile("tests/fixtures/claims/" + t + "/" + f), Encounter(t)), Lines({})) << t << "/" << f;
+      EXPECT_EQ(Unsupported(ReadFile("tests/fixtures/claims/" + t + "/" + f), Encounter(t)), Lines({}))
+          << t << "/" << f;
       ++notes;
     }
   }

@@ -68,7 +68,7 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
       w.exact_case = true;
       w.text = std::string(t.raw);
     } else {
-      w.text = fold_ && t.kind == TokenKind::kWord ? FoldPlural(t.norm) : t.norm;
+      w.text = fold_ && t.kind == TokenKind::kWord ? FoldWord(t.norm) : t.norm;
     }
     p.words.push_back(std::move(w));
   }

@@ -26,8 +26,9 @@ struct PatternMatch {
 };
 
 // Token-sequence patterns matched longest-first at a position. Pattern words compare with token
-// norms (optionally plural-folded); a word written in capitals of at most 4 letters ("SI")
-// matches case-sensitively; '#' is a number slot; hyphens in the text between words are skipped.
+// norms (optionally folded: FoldWord, British spellings and plurals); a word written in capitals
+// of at most 4 letters ("SI") matches case-sensitively; '#' is a number slot; hyphens in the text
+// between words are skipped.
 class PhraseMatcher {
  public:
   explicit PhraseMatcher(bool fold_plurals = false) : fold_(fold_plurals) {}

@@ -19,6 +19,9 @@ SQLITE_EXTENSION_INIT1
 #include "validator.h"
 
 namespace scribe::sql {
+
+int RegisterScribeClaims(sqlite3* db);  // claims_vtab.cpp: the scribe_claims table-valued function
+
 namespace {
 
 struct FunctionSpec {
@@ -86,6 +89,8 @@ int Init(sqlite3* db, char** pzErrMsg) {
   if (rc != SQLITE_OK) return fail(std::string("cannot register extract_drugs: ") + sqlite3_errstr(rc), rc);
   rc = RegisterScribeFind(db);
   if (rc != SQLITE_OK) return fail(std::string("cannot register scribe_find: ") + sqlite3_errstr(rc), rc);
+  rc = RegisterScribeClaims(db);
+  if (rc != SQLITE_OK) return fail(std::string("cannot register scribe_claims: ") + sqlite3_errstr(rc), rc);
   try {
     Migrate(db);
   } catch (const SqlError& e) {

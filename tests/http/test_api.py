@@ -67,8 +67,10 @@ class Health(unittest.TestCase):
         self.assertEqual(r.status, 200)
         self.assertEqual(r.headers["content-type"], "application/json")
         body = r.json()
-        self.assertEqual(set(body), {"ok", "grader_version", "schema_version", "trials", "corpus_hash"})
+        self.assertEqual(list(body), ["ok", "grader_version", "schema_version", "trials", "corpus_hash", "storage"])
         self.assertIs(body["ok"], True)
+        self.assertEqual(body["storage"], {"ok": True})
+        self.assertEqual(r.headers["cache-control"], "no-cache")
         self.assertEqual(body["trials"], 11)
         self.assertRegex(body["corpus_hash"], r"^[0-9a-f]{64}$")
 

@@ -53,7 +53,7 @@ class Lifecycle(unittest.TestCase):
         self.assertEqual([p for p in pids if alive(p)], [])
         self.assertFalse(os.path.exists(socket_path))
         log = self.stack.read_log()
-        self.assertIn("stopping 2 workers", log)
+        self.assertIn("stopping 4 workers", log)  # 2 submit + 2 read workers
         self.assertIn("serve: stopped", log)
 
     def _assert_gone(self, pids):

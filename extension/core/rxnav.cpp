@@ -651,8 +651,8 @@ LiveValidator::Answer LiveValidator::Fetch(Upstream& up, Endpoint endpoint, cons
   if (!r.transport_ok) {
     if (cut && r.timed_out()) {
       // Cut short by the note's budget, not the upstream's fault: the breaker does not count it.
-      a.failure = up.name + " unreachable (" + r.error + ", cut at the live-validation budget of " +
-                  FormatSeconds(config_.note_budget_ms) + " per note)";
+      a.failure = up.name + " unreachable (no answer before the live-validation budget of " +
+                  FormatSeconds(config_.note_budget_ms) + " per note ran out)";
       return a;
     }
     up.guard->breaker.RecordFailure(now, r.timed_out(), r.error);

@@ -64,7 +64,7 @@ std::int64_t UnixMillis() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-// "31.2 s", "30 s"
+// "30 s", "1.5 s"
 std::string FormatMs(std::int64_t ms) {
   char buf[32];
   if (ms % 1000 == 0)
@@ -94,9 +94,10 @@ bool IsStorageError(int code) {
 
 const char* StorageErrorCode(int code) { return (code & 0xFF) == SQLITE_FULL ? "storage_full" : "storage_error"; }
 
-// The answer to a submission abandoned past its deadline (nginx has usually answered already).
+// The answer to an abandoned submission (nginx has usually answered or closed already).
 Response NotDone(const std::string& why) {
-  return JsonError(503, "deadline_passed", why + "; the submission was not graded or stored");
+  std::fprintf(stderr, "scribe-fcgi[%d]: submission abandoned: %s\n", static_cast<int>(getpid()), why.c_str());
+  return JsonError(503, "deadline_passed", why + "; the submission was not stored");
 }
 
 Response MethodNotAllowed(const char* allow, const std::string& method) {
@@ -251,8 +252,7 @@ Response Api::Submit(const Request& request) {
 std::string Api::Abandoned(const Request& request) const {
   if (options_.deadline_ms > 0 && request.start_ms) {
     std::int64_t age = UnixMillis() - *request.start_ms;
-    if (age > options_.deadline_ms)
-      return "the request waited " + FormatMs(age) + ", past the " + FormatMs(options_.deadline_ms) + " deadline";
+    if (age > options_.deadline_ms) return "the request is older than the " + FormatMs(options_.deadline_ms) + " deadline";
   }
   if (request.client_gone && request.client_gone()) return "the client has gone";
   return {};

@@ -58,7 +58,7 @@ class Api {
   Response Scripts();
   Response Script(const std::string& id);
   Response Submit(const Request& request);
-  // Why a submission must not go on ("the request is 31.2 s old, past the 30 s deadline", "the
+  // Why a submission must not go on ("the request is older than the 30 s deadline", "the
   // client has gone"), or "" when it may.
   std::string Abandoned(const Request& request) const;
   void RecordStorageFailure(int code);

@@ -22,7 +22,8 @@
 //   --request-deadline SECS  a submission older than this (from nginx's SCRIBE_REQUEST_START)
 //                            is neither graded nor stored [SCRIBE_REQUEST_DEADLINE_S, default 30;
 //                            0 = none]
-//   --memory-limit MB        address-space limit per worker, 0 = none (default 1024)
+//   --memory-limit MB        address-space limit per worker, 0 = none (default 1024; 0 in an
+//                            AddressSanitizer build)
 //   --synchronous MODE       full: an acknowledged submission is on disk (default); normal:
 //                            WAL's lighter fsync, survives a killed process, not power loss
 //                            [SCRIBE_SYNCHRONOUS]
@@ -56,6 +57,20 @@ struct Options {
   scribe::http::SupervisorOptions supervisor;
 };
 
+// An AddressSanitizer build (build-asan) reserves terabytes of address space for its shadow
+// memory, which no RLIMIT_AS allows: its workers run without the address-space cap.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 const char* EnvOr(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v && *v ? v : fallback;
@@ -86,7 +101,7 @@ Options ParseOptions(int argc, char** argv) {
   o.db_path = EnvOr("SCRIBE_DB", "./data.db");
   o.corpus_dir = EnvOr("SCRIBE_CORPUS", "");
   o.supervisor.workers = static_cast<int>(Number("SCRIBE_WORKERS", EnvOr("SCRIBE_WORKERS", "4"), 1, 256));
-  o.supervisor.memory_limit_mb = 1024;
+  o.supervisor.memory_limit_mb = kSanitized ? 0 : 1024;
   o.worker.synchronous = EnvOr("SCRIBE_SYNCHRONOUS", "full");
   o.read_workers = static_cast<int>(Number("SCRIBE_READ_WORKERS", EnvOr("SCRIBE_READ_WORKERS", "2"), 1, 256));
   o.worker.deadline_ms = Number("SCRIBE_REQUEST_DEADLINE_S", EnvOr("SCRIBE_REQUEST_DEADLINE_S", "30"), 0, 86400) * 1000;

@@ -43,6 +43,18 @@ class Lifecycle(unittest.TestCase):
         # Reads are not limited.
         self.assertEqual({self.stack.request("GET", "/api/scripts").status for _ in range(40)}, {200})
 
+    def test_unreachable_workers_answer_json_503(self):
+        # nginx's 502 (no socket to connect to) is answered as the API's 503, uncached.
+        os.unlink(self.stack.socket_path())
+        os.unlink(self.stack.read_socket_path())
+        for method, path, body in (("GET", "/health", None), ("GET", "/api/scripts", None),
+                                   ("POST", "/api/submit", json.dumps({"script_id": TRIAL}))):
+            r = self.stack.request(method, path, body, {"Content-Type": "application/json"} if body else None)
+            self.assertEqual((r.status, r.headers["content-type"], r.headers["cache-control"]),
+                             (503, "application/json", "no-cache"), path)
+            self.assertEqual(r.json(), {"error": {"code": "unavailable",
+                                                  "message": "the grading service is unavailable; retry shortly"}})
+
     def test_sigterm_stops_everything(self):
         socket_path = self.stack.socket_path()
         self.assertTrue(os.path.exists(socket_path))

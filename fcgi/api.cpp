@@ -239,12 +239,13 @@ Response Api::Submit(const Request& request) {
     } catch (const scribe::sql::SqlError& e) {
       // A random id that already exists (2^-64 per pair): draw another, once.
       if (e.code() == SQLITE_CONSTRAINT_PRIMARYKEY && attempt == 0) continue;
-      if (IsStorageError(e.code())) {
-        RecordStorageFailure(e.code());
-        std::fprintf(stderr, "scribe-fcgi[%d]: submission not stored: %s (SQLite %d)\n", static_cast<int>(getpid()),
-                     e.what(), e.code());
-      }
-      throw;  // ErrorResponse answers 507/503 with the JSON error
+      if (!IsStorageError(e.code())) throw;  // busy and the rest: the firewall's answer
+      RecordStorageFailure(e.code());
+      std::fprintf(stderr, "scribe-fcgi[%d]: submission not stored: %s (SQLite %d)\n", static_cast<int>(getpid()),
+                   e.what(), e.code());
+      if ((e.code() & 0xFF) == SQLITE_FULL)
+        return JsonError(507, "storage_full", "the database's disk is full; the submission was not stored");
+      return JsonError(503, "storage_error", "the database could not be written; the submission was not stored");
     }
   }
 }
@@ -315,10 +316,6 @@ Response ErrorResponse(std::exception_ptr error) noexcept {
         return r;
       }
       if (primary == SQLITE_NOMEM) return JsonError(503, "overloaded", "out of memory; retry shortly");
-      if (primary == SQLITE_FULL)
-        return JsonError(507, "storage_full", "the database's disk is full; the submission was not stored");
-      if (IsStorageError(e.code()))
-        return JsonError(503, "storage_error", "the database could not be written; the submission was not stored");
       return JsonError(500, "internal_error", "internal error");
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "scribe-fcgi[%d]: out of memory\n", static_cast<int>(getpid()));

@@ -81,9 +81,9 @@ class Api {
 };
 
 // The firewall's answer for an exception escaping Handle: SQLITE_BUSY/LOCKED → 503 "busy",
-// SQLITE_FULL → 507 "storage_full", SQLITE_IOERR/READONLY/CANTOPEN/CORRUPT → 503
-// "storage_error", SQLITE_NOMEM and bad_alloc → 503 "overloaded", anything else → 500
-// "internal_error" (the detail goes to the log, not to the client). Never throws.
+// SQLITE_NOMEM and bad_alloc → 503 "overloaded", anything else → 500 "internal_error" (the
+// detail goes to the log, not to the client). Never throws. (A submission whose commit fails
+// for want of storage is answered by Submit itself: 507 "storage_full", 503 "storage_error".)
 Response ErrorResponse(std::exception_ptr error) noexcept;
 
 }  // namespace scribe::http

@@ -131,10 +131,14 @@ class WorstCaseClient(unittest.TestCase):
 
     def test_worst_case_notes_grade_within_the_per_note_budget(self):
         # Needs the grader's linear assertion and allergy-context paths (issue 9, finding 2).
+        over = []
         for script_id, note in WORST_CASE:
             status, body, seconds = submit(self.stack.port, "127.0.0.5", script_id, note, "Budget Check")
             self.assertEqual(status, 201, body[:200])
-            self.assertLess(seconds, PER_NOTE_BUDGET_S, f"{note[:12]!r}… ({len(note)} characters) took {seconds:.2f} s")
+            print(f"\n  {note[:12]!r}… ({len(note)} characters, {script_id}): {seconds:.2f} s", end="", flush=True)
+            if seconds >= PER_NOTE_BUDGET_S:
+                over.append(f"{note[:12]!r}… took {seconds:.2f} s")
+        self.assertEqual(over, [], f"over the {PER_NOTE_BUDGET_S} s per-note budget")
 
 
 class AbandonedRequests(unittest.TestCase):

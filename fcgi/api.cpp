@@ -225,7 +225,8 @@ Response Api::Submit(const Request& request) {
       std::string stored;
       {
         Query insert = db_.Run("submit");
-        insert.Bind(":id", id).Bind(":vendor", s.vendor).Bind(":scribe_output", s.scribe_output).Bind(":result", result);
+        insert.Bind(":id", id).Bind(":vendor", s.vendor).Bind(":scribe_output", s.scribe_output);
+        insert.Bind(":result", result);
         if (!insert.Step()) throw std::logic_error("submit.sql returned no row");
         stored = insert.Text(0);
         insert.Finish();
@@ -253,7 +254,8 @@ Response Api::Submit(const Request& request) {
 std::string Api::Abandoned(const Request& request) const {
   if (options_.deadline_ms > 0 && request.start_ms) {
     std::int64_t age = UnixMillis() - *request.start_ms;
-    if (age > options_.deadline_ms) return "the request is older than the " + FormatMs(options_.deadline_ms) + " deadline";
+    if (age > options_.deadline_ms)
+      return "the request is older than the " + FormatMs(options_.deadline_ms) + " deadline";
   }
   if (request.client_gone && request.client_gone()) return "the client has gone";
   return {};

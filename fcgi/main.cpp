@@ -127,8 +127,10 @@ Options ParseOptions(int argc, char** argv) {
   }
   if (o.socket_path.empty()) Usage("--socket is required");
   if (o.worker.synchronous != "full" && o.worker.synchronous != "normal") Usage("--synchronous is full or normal");
-  if (o.socket_path.size() >= 100 || o.read_socket_path.size() >= 100) Usage("socket path is too long for a Unix socket");
-  if (!o.read_socket_path.empty() && o.read_socket_path == o.socket_path) Usage("--read-socket must differ from --socket");
+  if (o.socket_path.size() >= 100 || o.read_socket_path.size() >= 100)
+    Usage("socket path is too long for a Unix socket");
+  if (!o.read_socket_path.empty() && o.read_socket_path == o.socket_path)
+    Usage("--read-socket must differ from --socket");
   o.worker.db_path = o.db_path;
   return o;
 }
@@ -169,7 +171,8 @@ int main(int argc, char** argv) {
   int read_fd = o.read_socket_path.empty() ? -1 : Listen(o.read_socket_path);
   if (fd < 0 || (!o.read_socket_path.empty() && read_fd < 0)) return 1;
   // Shared by every worker: the latest commit outcomes, for /health (api.h).
-  void* shared = mmap(nullptr, sizeof(scribe::http::StorageHealth), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* shared =
+      mmap(nullptr, sizeof(scribe::http::StorageHealth), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) {
     std::fprintf(stderr, "scribe-fcgi: mmap failed: %s\n", std::strerror(errno));
     return 1;

@@ -550,8 +550,9 @@ LiveValidator::LiveValidator(const Terminology& terminology, std::unique_ptr<Dru
     auto up = std::make_unique<Upstream>();
     up->name = name;
     up->base = base;
-    up->guard = config_.shared_guards ? SharedUpstreamGuard(base, config_.breaker, rate, burst, config_.rate_state_dir.value_or(""))
-                                      : std::make_shared<UpstreamGuard>(config_.breaker, rate, burst);
+    up->guard = config_.shared_guards
+                    ? SharedUpstreamGuard(base, config_.breaker, rate, burst, config_.rate_state_dir.value_or(""))
+                    : std::make_shared<UpstreamGuard>(config_.breaker, rate, burst);
     up->http = std::make_unique<HttpClient>(config_.http);
     up->requests = counter;
     return up;

@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     scribe::Trial trial = scribe::ParseTrial(yaml, "fuzz.yaml", rules, scribe::DefaultTerminology());
     scribe::TrialFromJson(scribe::TrialToJson(trial), rules, scribe::DefaultTerminology());
-    (void)scribe::GroundTruthJson(trial).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // as store.cpp does
+    // serialised as store.cpp does
+    (void)scribe::GroundTruthJson(trial).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   } catch (const scribe::TrialError&) {
     // refused, with a message: the contract
   }

@@ -353,7 +353,8 @@ TEST(LiveConfig, DefaultsAndEnvironment) {
     EXPECT_EQ(c.note_budget_requests, 40);
   }
   {
-    EnvGuard env({{"SCRIBE_RATE_DIR", "off"}, {"SCRIBE_LIVE_BUDGET_MS", "90000"}, {"SCRIBE_LIVE_BUDGET_REQUESTS", "0"}});
+    EnvGuard env(
+        {{"SCRIBE_RATE_DIR", "off"}, {"SCRIBE_LIVE_BUDGET_MS", "90000"}, {"SCRIBE_LIVE_BUDGET_REQUESTS", "0"}});
     LiveConfig c = LiveConfigFromEnv();
     EXPECT_EQ(c.rate_state_dir, "") << "off: per process";
     EXPECT_EQ(c.note_budget_ms, 30000) << "clamped to 30 s";

@@ -3,7 +3,10 @@
 
 #include <sqlite3.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <exception>
@@ -55,6 +58,48 @@ Response Json(int status, std::string body) {
   return r;
 }
 
+std::int64_t UnixMillis() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// "30 s", "1.5 s"
+std::string FormatMs(std::int64_t ms) {
+  char buf[32];
+  if (ms % 1000 == 0)
+    std::snprintf(buf, sizeof buf, "%lld s", static_cast<long long>(ms / 1000));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ms) / 1000.0);
+  return buf;
+}
+
+// 2026-11-29T10:00:00.250Z
+std::string FormatUtcMillis(std::int64_t ms) {
+  time_t seconds = static_cast<time_t>(ms / 1000);
+  tm utc{};
+  gmtime_r(&seconds, &utc);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(ms % 1000));
+  return buf;
+}
+
+// A failure to put data on disk: the submission was not stored through no fault of its own.
+bool IsStorageError(int code) {
+  int primary = code & 0xFF;
+  return primary == SQLITE_FULL || primary == SQLITE_IOERR || primary == SQLITE_READONLY ||
+         primary == SQLITE_CANTOPEN || primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+const char* StorageErrorCode(int code) { return (code & 0xFF) == SQLITE_FULL ? "storage_full" : "storage_error"; }
+
+// The answer to an abandoned submission (nginx has usually answered or closed already).
+Response NotDone(const std::string& why) {
+  std::fprintf(stderr, "scribe-fcgi[%d]: submission abandoned: %s\n", static_cast<int>(getpid()), why.c_str());
+  return JsonError(503, "deadline_passed", why + "; the submission was not stored");
+}
+
 Response MethodNotAllowed(const char* allow, const std::string& method) {
   Response r = JsonError(405, "method_not_allowed", method + " is not allowed here; use " + std::string(allow));
   r.headers.emplace_back("Allow", allow);
@@ -72,10 +117,13 @@ bool TakeParam(std::string_view path, std::string_view prefix, std::string_view 
 
 }  // namespace
 
+Api::Api(Database& db, ApiOptions options)
+    : db_(db), options_(std::move(options)), storage_(options_.storage ? options_.storage : &own_storage_) {}
+
 Response Api::Handle(const Request& request) {
   std::string_view path = request.path;
-  if (!path.starts_with(prefix_)) return JsonError(404, "not_found", "no such route: " + request.path);
-  path.remove_prefix(prefix_.size());
+  if (!path.starts_with(options_.mount_prefix)) return JsonError(404, "not_found", "no such route: " + request.path);
+  path.remove_prefix(options_.mount_prefix.size());
   const bool get = request.method == "GET" || request.method == "HEAD";
   const char* kGet = "GET, HEAD";
   std::string param;
@@ -118,7 +166,22 @@ Response Api::JsonBody(const char* endpoint) {
 Response Api::Health() {
   Query q = db_.Run("health");
   if (!q.Step()) throw std::logic_error("health.sql returned no row");
-  return Json(q.Int(1) ? 200 : 503, q.Text(0));
+  nlohmann::ordered_json body = nlohmann::ordered_json::parse(q.Text(0));  // health.sql's key order
+  bool ok = q.Int(1) != 0;
+  // Storage: failing while the last failed commit is newer than the last successful one.
+  std::int64_t failed_at = storage_->failed_at_ms.load(), stored_at = storage_->stored_at_ms.load();
+  if (failed_at > 0 && failed_at >= stored_at) {
+    int code = storage_->failed_code.load();
+    body["storage"] = {{"ok", false},
+                       {"code", StorageErrorCode(code)},
+                       {"error", sqlite3_errstr(code)},
+                       {"failed_at", FormatUtcMillis(failed_at)}};
+    ok = false;
+  } else {
+    body["storage"] = {{"ok", true}};
+  }
+  body["ok"] = ok;
+  return Json(ok ? 200 : 503, body.dump());
 }
 
 Response Api::Scripts() { return JsonBody("scripts"); }
@@ -144,6 +207,9 @@ Response Api::Submit(const Request& request) {
   if (auto* problem = std::get_if<BodyProblem>(&parsed)) return JsonError(problem->status, problem->code, problem->message);
   const auto& s = std::get<Submission>(parsed);
 
+  // No work after the client's deadline: a request that waited in the queue past it is not
+  // graded, and one that went past it while grading is not stored.
+  if (std::string why = Abandoned(request); !why.empty()) return NotDone(why);
   std::string result;
   {
     Query grade = db_.Run("grade");
@@ -154,17 +220,50 @@ Response Api::Submit(const Request& request) {
   for (int attempt = 0;; ++attempt) {
     std::string id = RandomId();
     try {
-      Query insert = db_.Run("submit");
-      insert.Bind(":id", id).Bind(":vendor", s.vendor).Bind(":scribe_output", s.scribe_output).Bind(":result", result);
-      if (!insert.Step()) throw std::logic_error("submit.sql returned no row");
-      Response r = Json(201, insert.Text(0));
-      r.headers.emplace_back("Location", prefix_ + "/api/submissions/" + id);
+      // Acknowledged = durable: the answer is sent only after COMMIT returned SQLITE_OK.
+      WriteTransaction tx(db_);
+      std::string stored;
+      {
+        Query insert = db_.Run("submit");
+        insert.Bind(":id", id).Bind(":vendor", s.vendor).Bind(":scribe_output", s.scribe_output);
+        insert.Bind(":result", result);
+        if (!insert.Step()) throw std::logic_error("submit.sql returned no row");
+        stored = insert.Text(0);
+        insert.Finish();
+      }
+      if (std::string why = Abandoned(request); !why.empty()) return NotDone(why);  // rolled back
+      tx.Commit();
+      storage_->stored_at_ms = UnixMillis();
+      Response r = Json(201, std::move(stored));
+      r.headers.emplace_back("Location", options_.mount_prefix + "/api/submissions/" + id);
       return r;
     } catch (const scribe::sql::SqlError& e) {
       // A random id that already exists (2^-64 per pair): draw another, once.
-      if (e.code() != SQLITE_CONSTRAINT_PRIMARYKEY || attempt > 0) throw;
+      if (e.code() == SQLITE_CONSTRAINT_PRIMARYKEY && attempt == 0) continue;
+      if (!IsStorageError(e.code())) throw;  // busy and the rest: the firewall's answer
+      RecordStorageFailure(e.code());
+      std::fprintf(stderr, "scribe-fcgi[%d]: submission not stored: %s (SQLite %d)\n", static_cast<int>(getpid()),
+                   e.what(), e.code());
+      if ((e.code() & 0xFF) == SQLITE_FULL)
+        return JsonError(507, "storage_full", "the database's disk is full; the submission was not stored");
+      return JsonError(503, "storage_error", "the database could not be written; the submission was not stored");
     }
   }
+}
+
+std::string Api::Abandoned(const Request& request) const {
+  if (options_.deadline_ms > 0 && request.start_ms) {
+    std::int64_t age = UnixMillis() - *request.start_ms;
+    if (age > options_.deadline_ms)
+      return "the request is older than the " + FormatMs(options_.deadline_ms) + " deadline";
+  }
+  if (request.client_gone && request.client_gone()) return "the client has gone";
+  return {};
+}
+
+void Api::RecordStorageFailure(int code) {
+  storage_->failed_code = code;
+  storage_->failed_at_ms = UnixMillis();
 }
 
 Response Api::StoredSubmission(const std::string& id) {

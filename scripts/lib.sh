@@ -104,18 +104,21 @@ scribe_end_stale_groups() {
 }
 
 # Writes $1/nginx.conf from the template, with $1 as the run directory (pid, logs, temp files)
-# and $1/htdocs/scribe-trials linked to web/. Reads HOST, PORT, FCGI_SOCKET, SUBMIT_RATE
-# (default 10r/s) and SUBMIT_BURST (default 20) from the environment.
+# and $1/htdocs/scribe-trials linked to web/. Reads HOST, PORT, FCGI_SOCKET, FCGI_READ_SOCKET
+# (default: FCGI_SOCKET), FCGI_READ_TIMEOUT (seconds, default 60), SUBMIT_RATE (default 10r/s),
+# SUBMIT_BURST (default 20) and SUBMIT_CONCURRENCY (default 2) from the environment.
 scribe_render_nginx() {
   local RUN_DIR=$1 HTDOCS=$1/htdocs NGINX_CONF_DIR=${NGINX_CONF_DIR:-/etc/nginx} NGINX_USER=
-  local SUBMIT_RATE=${SUBMIT_RATE:-10r/s} SUBMIT_BURST=${SUBMIT_BURST:-20}
+  local SUBMIT_RATE=${SUBMIT_RATE:-10r/s} SUBMIT_BURST=${SUBMIT_BURST:-20} SUBMIT_CONCURRENCY=${SUBMIT_CONCURRENCY:-2}
+  local FCGI_READ_SOCKET=${FCGI_READ_SOCKET:-$FCGI_SOCKET} FCGI_READ_TIMEOUT=${FCGI_READ_TIMEOUT:-60}
   mkdir -p "$RUN_DIR/tmp" "$HTDOCS" || return 1
   ln -sfn "$SCRIBE_REPO/web" "$HTDOCS/scribe-trials" || return 1
   # As root, nginx would hand its workers to "nobody"; keep them as the invoking user.
   ((EUID == 0)) && NGINX_USER="user $(id -un) $(id -gn);"
   local conf var
   conf=$(<"$SCRIBE_REPO/nginx/nginx.conf.template") || return 1
-  for var in HOST PORT RUN_DIR HTDOCS FCGI_SOCKET SUBMIT_RATE SUBMIT_BURST NGINX_USER NGINX_CONF_DIR; do
+  for var in HOST PORT RUN_DIR HTDOCS FCGI_SOCKET FCGI_READ_SOCKET FCGI_READ_TIMEOUT SUBMIT_RATE SUBMIT_BURST \
+    SUBMIT_CONCURRENCY NGINX_USER NGINX_CONF_DIR; do
     conf=${conf//"\${$var}"/${!var}}
   done
   printf '%s\n' "$conf" >"$RUN_DIR/nginx.conf"

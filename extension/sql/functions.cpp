@@ -80,6 +80,7 @@ void RxnormLookup(sqlite3_context* ctx, int, sqlite3_value** argv) {
   Firewall(ctx, [&] {
     if (sqlite3_value_type(argv[0]) == SQLITE_NULL) { sqlite3_result_null(ctx); return; }
     std::string term = Arg(argv[0]);
+    Conn(ctx).validator->BeginNote();  // each lookup has the live-validation budget of a note
     Validation v = Conn(ctx).validator->Validate(term, std::nullopt);
     ResultJson(ctx, v.ToJson());
   });
@@ -95,6 +96,7 @@ void GradeSubmission(sqlite3_context* ctx, int, sqlite3_value** argv) {
     std::string note = Arg(argv[1]);
     std::string corpus_hash;
     auto trial = Conn(ctx).Trial(sqlite3_context_db_handle(ctx), id, corpus_hash);
+    Conn(ctx).validator->BeginNote();  // the live-validation budget is per note
     ResultJson(ctx, Grade(*trial, note, corpus_hash, *Conn(ctx).validator));
   });
 }

@@ -100,6 +100,21 @@ TEST(Errors, JsonShapeAndEscaping) {
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(r.content_type, "application/json");
   EXPECT_EQ(r.body, "{\"error\":{\"code\":\"unknown_trial\",\"message\":\"unknown trial '\\\"<x>\xef\xbf\xbd'\"}}\n");
+  EXPECT_EQ(r.headers, (std::vector<std::pair<std::string, std::string>>{{"Cache-Control", "no-cache"}}));
+}
+
+TEST(Errors, StorageStatuses) {
+  EXPECT_STREQ(StatusReason(507), "Insufficient Storage");
+  EXPECT_EQ(ResponseHead(JsonError(507, "storage_full", "x")).rfind("Status: 507 Insufficient Storage\r\n", 0), 0u);
+}
+
+TEST(Headers, NginxMsec) {
+  EXPECT_EQ(ParseMsec("1735689600.123"), 1735689600123);
+  EXPECT_EQ(ParseMsec("0.000"), 0);
+  for (const char* bad : {"", "1735689600", "1735689600.12", "1735689600.1234", ".123", "-1.000", "1e9.000",
+                          "17356896001234.000", " 1.000", "1.000 ", "1,000"})
+    EXPECT_EQ(ParseMsec(bad), std::nullopt) << bad;
+  EXPECT_EQ(ParseMsec(nullptr), std::nullopt);
 }
 
 TEST(Errors, ResponseHeadStartsWithStatusAndContentType) {

@@ -11,9 +11,11 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sqlite3
 import tempfile
+import time
 import unittest
 import urllib.parse
 import xml.etree.ElementTree as ET
@@ -67,8 +69,10 @@ class Health(unittest.TestCase):
         self.assertEqual(r.status, 200)
         self.assertEqual(r.headers["content-type"], "application/json")
         body = r.json()
-        self.assertEqual(set(body), {"ok", "grader_version", "schema_version", "trials", "corpus_hash"})
+        self.assertEqual(list(body), ["ok", "grader_version", "schema_version", "trials", "corpus_hash", "storage"])
         self.assertIs(body["ok"], True)
+        self.assertEqual(body["storage"], {"ok": True})
+        self.assertEqual(r.headers["cache-control"], "no-cache")
         self.assertEqual(body["trials"], 11)
         self.assertRegex(body["corpus_hash"], r"^[0-9a-f]{64}$")
 
@@ -336,6 +340,85 @@ class Errors(unittest.TestCase):
         self.assertEqual(r.headers["content-type"], "application/json")
 
 
+def raw_http(request_bytes, timeout=10):
+    """Sends bytes as they are (requests http.client refuses to build); returns (status, headers, body)."""
+    with socket.create_connection(("127.0.0.1", stack.port), timeout=timeout) as c:
+        c.sendall(request_bytes)
+        data = b""
+        while True:
+            chunk = c.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(":")
+        headers[k.strip().lower()] = v.strip()
+    return int(lines[0].split()[1]), headers, body
+
+
+class NginxErrors(unittest.TestCase):
+    """Errors nginx produces itself are the API's JSON, uncached; redirects never echo Host."""
+
+    def assert_json_error(self, status, headers, body, expected_status, code, message):
+        self.assertEqual(status, expected_status, body)
+        self.assertEqual(headers["content-type"], "application/json")
+        self.assertEqual(headers["cache-control"], "no-cache")
+        self.assertEqual(json.loads(body), error(code, message))
+
+    def test_each_status(self):
+        close = b"Host: x\r\nConnection: close\r\n"
+        cases = [
+            (b"GET /scribe-trials/css/ HTTP/1.1\r\n" + close + b"\r\n",
+             403, "forbidden", "this path cannot be listed"),
+            (b"POST /scribe-trials/index.html HTTP/1.1\r\nContent-Length: 0\r\n" + close + b"\r\n",
+             405, "method_not_allowed", "this method is not allowed here"),
+            (b"GET /scribe-trials/" + b"a" * 10000 + b" HTTP/1.1\r\n" + close + b"\r\n",
+             414, "uri_too_long", "the request URI is too long"),
+            (b"GET /scribe-trials/ HTTP/1.1\r\nX-Big: " + b"a" * 10000 + b"\r\n" + close + b"\r\n",
+             400, "header_too_large", "a request header is too large"),  # nginx's 494
+            (b"POST /scribe-trials/api/submit HTTP/1.1\r\nTransfer-Encoding: gzip\r\n" + close + b"\r\n",
+             501, "not_implemented", "this request cannot be handled (unsupported method or transfer encoding)"),
+            (b"GET /scribe-trials/api/scripts/%00 HTTP/1.1\r\n" + close + b"\r\n",
+             400, "bad_request", "the request is malformed"),
+            (b"NOT A REQUEST\r\n\r\n", 400, "bad_request", "the request is malformed"),
+        ]
+        for request, status, code, message in cases:
+            with self.subTest(code=code, status=status):
+                self.assert_json_error(*raw_http(request), status, code, message)
+
+    def test_413_is_uncached_json(self):
+        body = json.dumps({"script_id": TRIAL, "vendor": "Big", "scribe_output": "a" * 300000})
+        r = stack.request("POST", "/api/submit", body, JSON)
+        self.assert_json_error(r.status, r.headers, r.body, 413, "body_too_large",
+                               "request body is larger than 256 KB (262144 bytes)")
+
+    def test_program_errors_are_uncached(self):
+        for method, path, body in (("GET", "/api/nope", None), ("GET", "/api/scripts/99-nope", None),
+                                   ("DELETE", "/api/leaderboard", None), ("POST", "/api/submit", b"nope"),
+                                   ("POST", "/api/submit", b"[]"), ("GET", "/api/submissions/x", None),
+                                   ("GET", "/elsewhere", None)):
+            prefix = "" if path == "/elsewhere" else "/scribe-trials"
+            r = stack.request(method, path, body, JSON if body else None, prefix=prefix)
+            self.assertGreaterEqual(r.status, 400, path)
+            self.assertEqual(r.headers["content-type"], "application/json", path)
+            self.assertEqual(r.headers["cache-control"], "no-cache", path)
+            self.assertIn("error", r.json(), path)
+
+    def test_redirects_never_reflect_the_host_header(self):
+        for path, status, location in ((b"/", 302, "/scribe-trials/"), (b"/scribe-trials", 301, "/scribe-trials/"),
+                                       (b"/scribe-trials/css", 301, "/scribe-trials/css/")):
+            for host in (b"evil.example", b"evil.example:666", None):
+                request = b"GET " + path + b" HTTP/1.1\r\n" + (b"Host: " + host + b"\r\n" if host else b"") + \
+                          b"Connection: close\r\n\r\n"
+                if host is None:
+                    request = b"GET " + path + b" HTTP/1.0\r\n\r\n"
+                got, headers, _ = raw_http(request)
+                self.assertEqual((got, headers["location"]), (status, location), (path, host))
+
+
 class FastCgiDirect(unittest.TestCase):
     """The program enforces its limits itself, without nginx in front."""
 
@@ -379,6 +462,19 @@ class FastCgiDirect(unittest.TestCase):
         status, result = self.call({"CONTENT_LENGTH": str(len(body))}, body)
         self.assertEqual(status, 201)
         self.before += 1
+
+    def test_no_work_after_the_deadline(self):
+        # SCRIBE_REQUEST_START is nginx's $msec; the stack's deadline is the default 30 s.
+        body = json.dumps({"script_id": TRIAL, "vendor": "Late", "scribe_output": "Sertraline 50 mg daily."}).encode()
+        stale = f"{time.time() - 31:.3f}"
+        self.assertEqual(self.call({"CONTENT_LENGTH": str(len(body)), "SCRIBE_REQUEST_START": stale}, body), (503, error(
+            "deadline_passed", "the request is older than the 30 s deadline; the submission was not stored")))
+        self.assertIn("submission abandoned: the request is older than the 30 s deadline", stack.read_log())
+        # a fresh start, or one nginx did not send in its format, is served
+        for start in (f"{time.time():.3f}", "yesterday", "1735689600", "1735689600.1234", ""):
+            status, _ = self.call({"CONTENT_LENGTH": str(len(body)), "SCRIBE_REQUEST_START": start}, body)
+            self.assertEqual(status, 201, start)
+            self.before += 1
 
 
 def svg_ok(testcase, reply, message):

@@ -364,18 +364,21 @@ test('back, forward and reload re-render each route', async () => {
   await closePage(page);
 });
 
-test('the leaderboard lists a vendor after 3 runs, with a loading badge and copyable embeds', async () => {
+test('the leaderboard lists a vendor after 3 runs, and a complete suite earns a loading badge with copyable embeds', async () => {
   // vendorRun's first run (the report test) was unsafe: it is listed, never passes, and says why.
   for (const name of ['reference', 'misspelled']) await submitViaApi({ script_id: TRIAL, vendor: vendorRun, scribe_output: note(TRIAL, name) });
   const vendorSafe = `${vendorRun} Safe`;
-  for (const name of ['reference', 'reference', 'misspelled']) await submitViaApi({ script_id: TRIAL, vendor: vendorSafe, scribe_output: note(TRIAL, name) });
+  // A badge needs the complete suite: every public trial's reference note, plus two more runs.
+  const suite = (await (await fetch(new URL('api/scripts', base))).json()).filter((c) => !c.sealed).map((c) => c.id);
+  for (const trial of suite) await submitViaApi({ script_id: trial, vendor: vendorSafe, scribe_output: note(trial, 'reference') });
+  for (const name of ['reference', 'misspelled']) await submitViaApi({ script_id: TRIAL, vendor: vendorSafe, scribe_output: note(TRIAL, name) });
   const page = await openPage(1280, { permissions: ['clipboard-read', 'clipboard-write'] });
   await go(page, '#/leaderboard');
   const row = page.locator('table.leaderboard tbody tr').filter({ has: page.locator('th.vendor', { hasText: new RegExp(`^${vendorRun}$`) }) });
   await row.waitFor();
   assert.match(await row.textContent(), /\b3\b/, 'three runs');
   const unsafeCard = page.locator('.badge-card').filter({ has: page.getByRole('heading', { name: vendorRun, exact: true }) });
-  assert.match(await unsafeCard.locator('.no-badge').textContent(), /one note was unsafe as written/);
+  assert.match(await unsafeCard.locator('.no-badge').textContent(), /^No badge: one note was flagged unsafe as written \(a critical error awaiting clinician review\)/);
   const vendors = await page.locator('table.leaderboard tbody th.vendor').allTextContents();
   assert.ok(vendors.findIndex((v) => v.startsWith(vendorSafe)) < vendors.findIndex((v) => v === vendorRun), 'the safe vendor ranks above the unsafe one');
   const card = page.locator('.badge-card').filter({ has: page.getByRole('heading', { name: vendorSafe, exact: true }) });

@@ -20,7 +20,7 @@ import unittest
 import urllib.parse
 import xml.etree.ElementTree as ET
 
-from harness import leftover_processes, REPO, Stack, parse_cgi
+from harness import BUILD_DIR, leftover_processes, REPO, Stack, parse_cgi
 
 TRIAL = "03-depression-suicidal-ideation"
 SEALED = "99-sealed-depression"
@@ -37,6 +37,25 @@ def error(code, message):
 def reference_note(trial):
     with open(os.path.join(REPO, "tests", "fixtures", "notes", trial, "reference.txt"), encoding="utf-8") as f:
         return f.read()
+
+
+def public_trials():
+    return sorted(c["id"] for c in stack.request("GET", "/api/scripts").json() if not c["sealed"])
+
+
+def assert_stored_answer(testcase, stored, submitted):
+    """GET /api/submissions/:id is the submit answer plus whether its grade is current and every
+    grade the note has had (one, right after submitting)."""
+    grades = stored.pop("grades")
+    testcase.assertIs(stored.pop("current"), True)
+    testcase.assertEqual(stored, submitted)
+    testcase.assertEqual(len(grades), 1)
+    testcase.assertEqual(set(grades[0]), {"grader_version", "methodology_version", "corpus_hash", "score_total",
+                                          "unsafe", "graded_at"})
+    testcase.assertEqual((grades[0]["grader_version"], grades[0]["corpus_hash"], grades[0]["score_total"],
+                          grades[0]["unsafe"], grades[0]["graded_at"]),
+                         (submitted["grader_version"], submitted["corpus_hash"], submitted["score_total"],
+                          submitted["unsafe"], submitted["created_at"]))
 
 
 def setUpModule():
@@ -181,7 +200,7 @@ class Submit(unittest.TestCase):
         self.assertEqual(json.loads(row[7]), body)
         again = stack.request("GET", f"/api/submissions/{body['id']}")
         self.assertEqual(again.status, 200)
-        self.assertEqual(again.json(), body)
+        assert_stored_answer(self, again.json(), body)
 
     def test_sealed_trial_never_reveals_ground_truth(self):
         r = stack.submit(SEALED, "Sealed Vendor", reference_note(TRIAL))
@@ -198,9 +217,11 @@ class Submit(unittest.TestCase):
         with stack.db() as c:
             row = c.execute("SELECT kind, score_drug, score_mental, score_fabrication FROM submissions WHERE id = ?",
                             (body["id"],)).fetchone()
-        self.assertEqual(row, ("note", None, None, None))
+        # The database keeps the full grade (clinician review and re-grading need it); only the
+        # answers are minimal.
+        self.assertEqual(row, ("note", 1.0, 1.0, 1.0))
         stored = stack.request("GET", f"/api/submissions/{body['id']}")
-        self.assertEqual(stored.json(), body)
+        assert_stored_answer(self, stored.json(), body)
 
     def test_empty_note_and_charset_and_case(self):
         for content_type in ("application/json; charset=utf-8", "Application/JSON"):
@@ -477,28 +498,29 @@ class FastCgiDirect(unittest.TestCase):
             self.before += 1
 
 
-def svg_ok(testcase, reply, message):
+def svg_ok(testcase, reply, message, label="scribe-trials"):
     testcase.assertEqual(reply.headers["content-type"], "image/svg+xml")
     testcase.assertEqual(reply.headers["cache-control"], "no-cache")
     testcase.assertEqual(reply.headers["etag"], '"' + hashlib.sha256(reply.body).hexdigest() + '"')
     svg = ET.fromstring(reply.body)
     testcase.assertEqual(svg.get("height"), "20")
     testcase.assertEqual(svg.get("role"), "img")
-    testcase.assertEqual(svg.get("aria-label"), f"scribe-trials: {message}")
-    testcase.assertEqual(svg.find("{http://www.w3.org/2000/svg}title").text, f"scribe-trials: {message}")
+    testcase.assertEqual(svg.get("aria-label"), f"{label}: {message}")
+    testcase.assertEqual(svg.find("{http://www.w3.org/2000/svg}title").text, f"{label}: {message}")
 
 
 class BadgesAndLeaderboard(unittest.TestCase):
+    # Passing needs a complete suite: every current public trial run (docs/methodology.md §5).
     @classmethod
     def setUpClass(cls):
-        trials = ["01-hypertension-ace-inhibitor-cough", TRIAL, "07-rheumatoid-arthritis-methotrexate"]
-        for t in trials:
+        cls.suite = public_trials()
+        for t in cls.suite:
             r = stack.submit(t, "Passing Scribe (v2.1)", reference_note(t))
-            assert r.status == 201 and r.json()["score_total"] >= 0.8, (r.status, r.body[:200])
+            assert r.status == 201 and r.json()["score_total"] == 1.0, (t, r.status, r.body[:200])
         for _ in range(2):
             assert stack.submit(TRIAL, "Two Runs", "Sertraline 50 mg daily.").status == 201
-        for _ in range(3):
-            assert stack.submit(TRIAL, "Failing Scribe", "Nothing of note.").status == 201
+        for t in cls.suite:
+            assert stack.submit(t, "Failing Scribe", "Nothing of note.").status == 201
 
     def badge(self, vendor, headers=None):
         return stack.request("GET", "/api/badge/" + urllib.parse.quote(vendor, safe="") + ".svg", headers=headers)
@@ -506,7 +528,7 @@ class BadgesAndLeaderboard(unittest.TestCase):
     def test_passing_badge_200_and_304(self):
         r = self.badge("Passing Scribe (v2.1)")
         self.assertEqual(r.status, 200)
-        svg_ok(self, r, "100% pass")
+        svg_ok(self, r, "100% pass", label=self.label())
         self.assertIn(b'fill="#4c1"', r.body)  # brightgreen
         etag = r.headers["etag"]
         for inm in (etag, "W/" + etag, f'"other", {etag}', "*"):
@@ -515,6 +537,17 @@ class BadgesAndLeaderboard(unittest.TestCase):
             self.assertEqual(again.body, b"")
             self.assertEqual(again.headers["etag"], etag)
         self.assertEqual(self.badge("Passing Scribe (v2.1)", {"If-None-Match": '"stale"'}).status, 200)
+
+    def label(self):
+        return "scribe-trials " + stack.request("GET", "/health").json()["grader_version"]
+
+    def test_a_vendor_name_is_found_whatever_its_case_and_width(self):
+        # Names are keyed by their NFKC case fold: the badge of "PASSING SCRIBE (V2.1)" is the
+        # vendor's, not a stranger's.
+        for spelling in ("PASSING SCRIBE (V2.1)", "passing scribe (v2.1)", "Ｐassing Scribe (v2.1)"):
+            r = self.badge(spelling)
+            self.assertEqual(r.status, 200, spelling)
+            svg_ok(self, r, "100% pass", label=self.label())
 
     def test_badges_stay_embeddable_and_uncompressed(self):
         r = self.badge("Passing Scribe (v2.1)", {"Accept-Encoding": "gzip"})
@@ -527,13 +560,13 @@ class BadgesAndLeaderboard(unittest.TestCase):
         self.assertFalse(r.headers["etag"].startswith("W/"))
 
     def test_not_passing_badges_are_404_svg(self):
-        for vendor, message in (("Two Runs", "2 of 3 runs"), ("Failing Scribe", None), ("Nobody", "no passing result")):
+        n = len(self.suite)
+        for vendor, label, message in (("Two Runs", self.label(), f"1 of {n} trials"),
+                                       ("Failing Scribe", self.label(), "unsafe: review pending"),
+                                       ("Nobody", "scribe-trials", "no passing result")):
             r = self.badge(vendor)
             self.assertEqual(r.status, 404, vendor)
-            if message:
-                svg_ok(self, r, message)
-            else:
-                self.assertRegex(ET.fromstring(r.body).get("aria-label"), r"^scribe-trials: \d+% below 80%$")
+            svg_ok(self, r, message, label=label)
             etag = r.headers["etag"]
             self.assertEqual(self.badge(vendor, {"If-None-Match": etag}).status, 404)  # 304 only for a badge
 
@@ -541,21 +574,27 @@ class BadgesAndLeaderboard(unittest.TestCase):
         r = stack.request("GET", "/api/leaderboard")
         self.assertEqual(r.status, 200)
         board = r.json()
-        keys = {"vendor", "runs", "trials", "avg_score", "stddev", "ci95_low", "ci95_high", "unsafe",
-                "last_submitted_at", "passing"}
+        keys = {"vendor", "runs", "trials", "suite_trials", "avg_score", "stddev", "ci95_low", "ci95_high", "unsafe",
+                "unsafe_pending", "last_submitted_at", "passing"}
         for row in board:
             self.assertEqual(set(row), keys)
             self.assertIsInstance(row["passing"], bool)
             self.assertGreaterEqual(row["runs"], 3)
-        scores = [row["avg_score"] for row in board]
-        self.assertEqual(scores, sorted(scores, reverse=True))
         by_vendor = {row["vendor"]: row for row in board}
         self.assertNotIn("Two Runs", by_vendor)
+        n = len(self.suite)
         top = by_vendor["Passing Scribe (v2.1)"]
-        self.assertEqual((top["runs"], top["trials"], top["avg_score"], top["stddev"], top["unsafe"], top["passing"]),
-                         (3, 3, 1.0, 0.0, 0, True))
+        self.assertEqual({row["suite_trials"] for row in board}, {n})
+        self.assertEqual((top["runs"], top["trials"], top["avg_score"], top["stddev"], top["ci95_low"],
+                          top["ci95_high"], top["unsafe"], top["passing"]), (n, n, 1.0, 0.0, 1.0, 1.0, 0, True))
         self.assertRegex(top["last_submitted_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-        self.assertIs(by_vendor["Failing Scribe"]["passing"], False)
+        failing = by_vendor["Failing Scribe"]
+        # "Nothing of note." misses every trial's critical facts: unsafe, pending clinician review.
+        self.assertEqual((failing["runs"], failing["trials"], failing["unsafe"], failing["passing"]), (n, n, 0, False))
+        self.assertGreater(failing["unsafe_pending"], 0)
+        # Vendors without an unsafe note (confirmed or pending) first, then by suite score.
+        order = [(row["unsafe"] + row["unsafe_pending"] > 0, -row["avg_score"]) for row in board]
+        self.assertEqual(order, sorted(order))
 
     def test_answers_follow_every_commit(self):
         # Workers keep listings while PRAGMA data_version is unchanged; any commit drops them.
@@ -565,9 +604,11 @@ class BadgesAndLeaderboard(unittest.TestCase):
             return "Fresh Vendor" in board, label
         for _ in range(4):  # warm every worker's cache
             self.assertEqual(state(), (False, "scribe-trials: no passing result"))
-        for runs in (1, 2, 3):
-            self.assertEqual(stack.submit(TRIAL, "Fresh Vendor", reference_note(TRIAL)).status, 201)
-            expected = (True, "scribe-trials: 100% pass") if runs == 3 else (False, f"scribe-trials: {runs} of 3 runs")
+        n = len(self.suite)
+        for done, t in enumerate(self.suite, 1):
+            self.assertEqual(stack.submit(t, "Fresh Vendor", reference_note(t)).status, 201)
+            message = "100% pass" if done == n else f"{done} of {n} trials"
+            expected = (done >= 3, f"{self.label()}: {message}")
             for _ in range(4):
                 self.assertEqual(state(), expected)
 
@@ -575,23 +616,25 @@ class BadgesAndLeaderboard(unittest.TestCase):
         # The API refuses these names; an analyst could still insert them with SQL. Every output
         # escapes them anyway: JSON through the serializer, SVG through badge_svg.
         evil = 'Evil & Co <svg onload="alert(1)">'
-        rw = sqlite3.connect(stack.db_path, timeout=10)
-        with rw:
-            for i in range(3):
-                rw.execute("INSERT INTO submissions (id, script_id, vendor, corpus_hash, grader_version, score_total, "
-                           "score_drug, score_mental, score_fabrication, unsafe, scribe_output, result) "
-                           "SELECT printf('eeee%012d', ?), script_id, ?, corpus_hash, grader_version, 0.9, 0.9, 0.9, "
-                           "0.9, 0, scribe_output, json_set(result, '$.vendor', ?) FROM submissions LIMIT 1",
-                           (i, evil, evil))
-        rw.close()
+        # The sqlite3 shell with the extension loaded: the insert trigger keys the vendor.
+        name = "'" + evil.replace("'", "''") + "'"
+        sql = (".bail on\n.timeout 10000\n.load " + os.path.join(BUILD_DIR, "scribe") + "\n"
+               "INSERT INTO submissions (id, script_id, kind, vendor, corpus_hash, grader_version, score_total, "
+               "score_drug, score_mental, score_fabrication, unsafe, scribe_output, result) "
+               "SELECT printf('eeee%012d', row_number() OVER (ORDER BY script_id)), script_id, kind, " + name + ", "
+               "corpus_hash, grader_version, 0.9, 0.9, 0.9, 0.9, 0, scribe_output, "
+               "json_set(result, '$.vendor', " + name + ", '$.score_total', 0.9) "
+               "FROM submissions WHERE vendor = 'Passing Scribe (v2.1)';\n")
+        done = subprocess.run(["sqlite3", stack.db_path], input=sql, text=True, capture_output=True, timeout=60)
+        self.assertEqual((done.returncode, done.stderr), (0, ""))
         board = stack.request("GET", "/api/leaderboard")
         self.assertIn(evil, [row["vendor"] for row in board.json()])
         self.assertIn(b'Evil & Co <svg onload=\\"alert(1)\\">', board.body)  # a JSON string, quotes escaped
-        stored = stack.request("GET", "/api/submissions/eeee000000000000")
+        stored = stack.request("GET", "/api/submissions/eeee000000000001")
         self.assertEqual(stored.json()["vendor"], evil)
         r = self.badge(evil)
         self.assertEqual(r.status, 200)
-        svg_ok(self, r, "90% pass")
+        svg_ok(self, r, "90% pass", label=self.label())
         self.assertNotIn(b"<svg onload", r.body)
 
 

@@ -92,7 +92,7 @@ class Health(unittest.TestCase):
         self.assertIs(body["ok"], True)
         self.assertEqual(body["storage"], {"ok": True})
         self.assertEqual(r.headers["cache-control"], "no-cache")
-        self.assertEqual(body["trials"], 11)
+        self.assertEqual(body["trials"], 14)
         self.assertRegex(body["corpus_hash"], r"^[0-9a-f]{64}$")
 
     def test_security_headers_on_pages_and_api(self):
@@ -118,7 +118,7 @@ class Health(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         lines = done.stdout.splitlines()
         self.assertTrue(lines[0].startswith('health: {"ok":true,'), lines[0])
-        self.assertEqual(lines[1], "scripts: 11")
+        self.assertEqual(lines[1], "scripts: 14")
         self.assertRegex(lines[2], r'^graded: \{"total":[0-9.]+,"drug":[0-9.]+,"mental":[0-9.]+,"fab":[0-9.]+\}$')
         self.assertEqual(lines[-1], "seed-smoke: all steps hold")
 
@@ -130,7 +130,7 @@ class Scripts(unittest.TestCase):
         r = stack.request("GET", "/api/scripts")
         self.assertEqual(r.status, 200)
         cards = r.json()
-        self.assertEqual(len(cards), 11)
+        self.assertEqual(len(cards), 14)
         self.assertEqual([c["id"] for c in cards], sorted(c["id"] for c in cards))
         for c in cards:
             self.assertEqual(set(c), {"id", "title", "difficulty", "summary", "sealed", "version_hash", "corpus_hash"})

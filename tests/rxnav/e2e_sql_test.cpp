@@ -43,7 +43,7 @@ class Extension {
     int rc = sqlite3_load_extension(db_, SCRIBE_MODULE, nullptr, &err);
     EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
     sqlite3_free(err);
-    EXPECT_EQ(Text("SELECT scribe_load_corpus('corpus/scripts')"), "10");
+    EXPECT_EQ(Text("SELECT scribe_load_corpus('corpus/scripts')"), "13");
   }
   ~Extension() { sqlite3_close(db_); }
 

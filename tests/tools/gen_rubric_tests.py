@@ -5,8 +5,9 @@ never from grader output: for every note the total, score_total and unsafe, ever
 credit is not full (id:credit:points), the deductions (severity:source:points) and the sorted
 critical errors (kind, or kind:id for trial rules and critical facts). Cases marked
 `known_defect` (the grader disagrees and the expectation is right) go to
-tests/sql/rubric/<id>-known-defects.test, which fails until the grader is fixed, so the main
-file keeps guarding everything else.
+tests/sql/rubric/<id>.known-defects, which ctest runs expecting it to fail (WILL_FAIL, like a
+strict xfail): the main file keeps guarding everything else, and the day a fix makes every known
+defect of a trial pass, that ctest fails and says the cases belong in the main file.
 
 Before writing, each case is checked for arithmetic the hand computation must satisfy, using
 only the trial file (item points, category totals) and corpus/rules/rubric.yaml (severities,
@@ -135,7 +136,7 @@ def main():
                   "", "statement ok", "SELECT scribe_load_corpus('corpus/scripts')", ""]
         passing = list(header)
         defects = header[:2] + ["# Every case here is a KNOWN GRADER DEFECT: the expectation is right and the grader is not;",
-                                "# this file fails until the grader is fixed, then it guards the fix."] + header[2:]
+                                "# ctest expects this file to fail (WILL_FAIL); once the grader is fixed, move its cases to the main file."] + header[2:]
         for case in spec["cases"]:
             lines = defects if case.get("known_defect") else passing
             note = (cases_file.parent / case["file"]).relative_to(root)
@@ -159,7 +160,7 @@ def main():
                     disagreements += 1
                     tag = " (known defect)" if case.get("known_defect") else ""
                     print(f"DISAGREES {trial_id}/{case['file']}{tag}:\n" + "\n".join(problems))
-        for name, lines in ((f"{trial_id}.test", passing), (f"{trial_id}-known-defects.test", defects)):
+        for name, lines in ((f"{trial_id}.test", passing), (f"{trial_id}.known-defects", defects)):
             path = out_dir / name
             if lines is defects and len(defects) == len(header) + 2:
                 path.unlink(missing_ok=True)

@@ -258,7 +258,7 @@ TEST_F(Rubric, LoaderChecks) {
             "t.yaml: rubric.items[3]: a med item is recognised by the drug matcher: it takes no find, partial, incorrect, "
             "requires or assert");
   EXPECT_EQ(Error(With("assert: negated}\n    - {id: safety", "assert: denied}\n    - {id: safety")),
-            "t.yaml: rubric.items[1].assert: must be affirmed or negated, got \"denied\"");
+            "t.yaml: rubric.items[1].assert: must be affirmed, negated or advice, got \"denied\"");
   EXPECT_EQ(Error(With("{severity: minor,", "{severity: trivial,")),
             "t.yaml: rubric.deductions[2].severity: must be minor, major or critical, got \"trivial\"");
   EXPECT_EQ(Error(With("rubric:\n", "ground_truth: {}\nrubric:\n")).substr(0, 51), "t.yaml: ground_truth: unknown key (allowed here: id");

@@ -104,9 +104,10 @@ RubricItem ParseItem(const YAML::Node& n, const SchemaPath& c, const std::set<st
     }
   }
   std::string polarity = OptionalString(n, "assert", c);
-  if (!polarity.empty() && polarity != "affirmed" && polarity != "negated")
-    c.Key("assert").Fail("must be affirmed or negated, got " + Quote(polarity));
+  if (!polarity.empty() && polarity != "affirmed" && polarity != "negated" && polarity != "advice")
+    c.Key("assert").Fail("must be affirmed, negated or advice, got " + Quote(polarity));
   item.negated = polarity == "negated";
+  item.advice = polarity == "advice";
   item.when = ParseWhen(n, c);
   if (YAML::Node pc = n["partial_credit"]; pc && !pc.IsNull()) item.partial_credit = Number(pc, c.Key("partial_credit"));
   if (YAML::Node cr = n["critical"]; cr && !cr.IsNull()) item.critical = Boolean(cr, c.Key("critical"));
@@ -225,6 +226,12 @@ bool Overlaps(const Evidence& e, const std::vector<std::pair<uint32_t, uint32_t>
   return false;
 }
 
+bool Within(const Evidence& e, const std::vector<std::pair<uint32_t, uint32_t>>& spans) {
+  for (const auto& [b, en] : spans)
+    if (b <= e.start_offset && e.end_offset <= en) return true;
+  return false;
+}
+
 class Rubric final : public Kind {
  public:
   std::string_view name() const override { return "rubric"; }
@@ -310,6 +317,7 @@ class Rubric final : public Kind {
       if (!item.incorrect.empty()) j["incorrect"] = item.incorrect;
       if (!item.required.empty()) j["requires"] = item.required;
       if (item.negated) j["assert"] = "negated";
+      if (item.advice) j["assert"] = "advice";
       if (item.when != When::kCurrent) j["when"] = WhenName(item.when);
       if (item.partial_credit != RubricDefaults().partial_credit) j["partial_credit"] = item.partial_credit;
       if (item.critical) j["critical"] = true;
@@ -345,11 +353,19 @@ class Rubric final : public Kind {
       o->items.push_back(std::move(r));
     }
 
-    // Spans an item judged: never also a deduction.
-    std::vector<std::pair<uint32_t, uint32_t>> judged;
-    for (const auto& r : o->items) judged.insert(judged.end(), r.spans.begin(), r.spans.end());
+    // A fact recorded wrongly is not also deducted (seed 001): a deduction overlapping an
+    // incorrect item's span is dropped. A deduction inside a longer phrase an item judged is that
+    // item's reading ("orthostatic" of "orthostatic precautions": the longest phrase wins); but a
+    // correctly credited word does not shield an unsupported addition around it ("revolver"
+    // credited, "the family has taken the revolver" still invented).
+    std::vector<std::pair<uint32_t, uint32_t>> wrong, judged;
+    for (const auto& r : o->items) {
+      judged.insert(judged.end(), r.spans.begin(), r.spans.end());
+      if (r.credit == "incorrect") wrong.insert(wrong.end(), r.spans.begin(), r.spans.end());
+    }
+    auto exempt = [&](const Evidence& e) { return Overlaps(e, wrong) || Within(e, judged); };
     auto deduct = [&](DeductionResult d) {
-      if (d.evidence && Overlaps(*d.evidence, judged)) return;
+      if (d.evidence && exempt(*d.evidence)) return;
       d.points = rr.severity_points.at(d.severity);
       o->deductions.push_back(std::move(d));
     };
@@ -357,7 +373,7 @@ class Rubric final : public Kind {
       const RubricDeduction& d = t.deductions[i];
       for (const auto& hit : p.deductions[i].Find(note.text)) {
         Evidence e = MakeEvidence(note, hit.begin, hit.end);
-        if (!Fits(d.when, e.assertion) || Overlaps(e, judged)) continue;
+        if (!Fits(d.when, e.assertion) || exempt(e)) continue;
         deduct({d.severity, "trial", d.why, 0, e});
         break;  // one unsupported addition, however often it is repeated
       }
@@ -456,12 +472,27 @@ class Rubric final : public Kind {
       return before.kind == TokenKind::kWord && p.qualifiers.count(before.norm) &&
              std::find(m.qualifiers.begin(), m.qualifiers.end(), before.norm) == m.qualifiers.end();
     };
-    auto correct = [&](Assertion a) { return item.negated ? a == Assertion::kNegated : Fits(item.when, a); };
+    // Advice and warnings are written as conditions and risks ("raises the risk of bleeding", "if
+    // the headaches return"): a hypothetical mention records them as well as an affirmed one.
+    auto correct = [&](Assertion a) {
+      if (item.negated) return a == Assertion::kNegated;
+      if (item.advice && a == Assertion::kHypothetical) return true;
+      return Fits(item.when, a);
+    };
     auto opposite = [&](Assertion a) { return item.negated ? ForPatient(a) : a == Assertion::kNegated; };
+    // "No other firearms", "no additional medications": the denial is about other things than
+    // the ones the note already recorded, never a contradiction of them.
+    auto about_others = [&](const ItemHit& hit, Assertion a) {
+      if (item.negated || a != Assertion::kNegated || hit.begin == 0) return false;
+      const Token& before = toks[hit.begin - 1];
+      return before.kind == TokenKind::kWord && (before.norm == "other" || before.norm == "additional" ||
+                                                 before.norm == "further" || before.norm == "another");
+    };
     ItemResult r;
     std::vector<Evidence> right, wrong, vague;
     for (const ItemHit& hit : hits) {
       Evidence e = MakeEvidence(note, hit.begin, hit.end);
+      if (about_others(hit, e.assertion)) continue;
       switch (hit.list) {
         case ListKind::kFind:
           if (other_qualifier(hit)) break;

@@ -37,6 +37,7 @@ struct RubricItem {
   std::vector<std::string> find, partial, incorrect;
   std::vector<std::vector<std::string>> required;  // each group: one phrase of it, any assertion
   bool negated = false;
+  bool advice = false;  // assert: advice — a hypothetical mention counts as affirmed
   When when = When::kCurrent;
   // A medication fact (instead of find): full when documented for the patient with every given
   // component right, partial when a component is missing, incorrect when one differs.

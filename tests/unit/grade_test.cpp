@@ -335,7 +335,8 @@ TEST_F(Combined, WeightedTotal) {
   EXPECT_EQ(r["fabrication_traps"][0]["triggered"], false);
   EXPECT_EQ(r["fabrication_traps"][2]["match"], "any");
   EXPECT_EQ(r["counts"], json::parse(R"({"meds_expected":1,"meds_correct":0,"meds_missing":0,"flags_expected":2,
-      "flags_captured":1,"traps_triggered":1,"traps_total":3,"unsupported_drugs":0,"critical_errors":0})"));
+      "flags_captured":1,"traps_triggered":1,"traps_total":3,"unsupported_drugs":0,"unsupported_claims":0,
+      "critical_errors":0})"));
 }
 
 TEST_F(Combined, EmptyNote) {

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "scorers/claims_check.h"
 #include "scorers/encounter.h"
 
 namespace scribe {
@@ -20,7 +21,8 @@ struct NotePrepared : PreparedBody {
         flags(t.mental_flags, env.rules),
         allergies(t.allergies, env),
         asserted(t.traps, t.deferred_dx, env.rules),
-        critical(t.critical_errors, env.rules) {
+        critical(t.critical_errors, env.rules),
+        claims(encounter.analyzed) {
     for (const ExpectedMed& m : t.meds) expected_keys.insert(m.keys.begin(), m.keys.end());
   }
   Environment env;
@@ -29,6 +31,7 @@ struct NotePrepared : PreparedBody {
   AllergyChecker allergies;
   AssertedPhrases asserted;
   CriticalRuleChecker critical;
+  ClaimCheck claims;
   std::set<std::string> expected_keys;
 };
 
@@ -42,6 +45,7 @@ struct NoteOutcome : Outcome {
   std::vector<AllergyChecker::Result> allergies;
   std::vector<AssertedPhrases::Result> traps, deferred;
   std::vector<UnsupportedDrug> unsupported;
+  std::vector<UnsupportedClaim> claims;  // unsupported content no trap foresaw
   size_t captured = 0, triggered = 0;
 };
 
@@ -161,12 +165,27 @@ class Note final : public Kind {
     for (const auto& r : o->traps) o->triggered += r.triggered;
     for (const auto& r : o->deferred) o->triggered += r.triggered;
     o->unsupported = FindUnsupportedDrugs(note, p.encounter, p.expected_keys, p.allergies.drug_keys(), ctx.validator);
-    size_t trap_total = t.traps.size() + t.deferred_dx.size();
-    double ratio = trap_total ? static_cast<double>(o->triggered) / trap_total : 0.0;
+    // Unsupported claims (docs/methodology.md §4): each counts as a trap the note set for itself,
+    // in the numerator and the denominator. Content a fired trap already judged is not counted
+    // twice.
+    std::vector<std::pair<uint32_t, uint32_t>> judged;
+    for (const auto* list : {&o->traps, &o->deferred})
+      for (const auto& r : *list)
+        for (const auto& h : r.hits)
+          if (h.fires) judged.emplace_back(h.evidence.start_offset, h.evidence.end_offset);
+    // ... and the sentences of a fired trap: "Chest x-ray: no infiltrate." is the trap's invention.
+    for (const auto* list : {&o->traps, &o->deferred})
+      for (const auto& r : *list)
+        for (const auto& h : r.hits)
+          if (h.fires) judged.push_back(SentenceSpanAt(note, h.evidence.start_offset));
+    o->claims = p.claims.Find(note, judged);
+    size_t trap_total = t.traps.size() + t.deferred_dx.size() + o->claims.size();
+    double ratio = trap_total ? static_cast<double>(o->triggered + o->claims.size()) / trap_total : 0.0;
     double score_fab = std::max(0.0, 1.0 - ratio - kUnsupportedDrugPenalty * static_cast<double>(o->unsupported.size()));
 
     for (CriticalError& e : InventedPrescriptions(note, o->unsupported)) o->critical_errors.push_back(std::move(e));
     p.critical.Score(note, o->critical_errors);
+    AddInventedActions(o->claims, o->critical_errors);
 
     // A category with no items (no expected medications, no flags) is not applicable: the total
     // is the weighted mean of the applicable ones (fabrication always applies), so an empty
@@ -189,7 +208,7 @@ class Note final : public Kind {
     const NoteTrial& t = NoteOf(trial);
     const auto& o = static_cast<const NoteOutcome&>(outcome);
     json meds = json::array(), flags = json::array(), allergies = json::array(), traps = json::array(),
-         deferred = json::array(), unsupported = json::array(), phantoms = json::array();
+         deferred = json::array(), unsupported = json::array(), phantoms = json::array(), claims = json::array();
     size_t correct = 0, missing = 0;
     for (size_t i = 0; i < t.meds.size(); ++i) {
       meds.push_back(MedJson(t.meds[i], o.meds[i]));
@@ -204,6 +223,10 @@ class Note final : public Kind {
       unsupported.push_back(UnsupportedDrugJson(u));
       if (u.kind == "phantom") phantoms.push_back(u.mention.mention);
     }
+    // Listed up to the evidence cap (counts.unsupported_claims has them all), so a note of
+    // invented lines cannot inflate its result.
+    for (size_t i = 0; i < o.claims.size(); ++i)
+      if (i < kMaxEvidencePerItem) claims.push_back(UnsupportedClaimJson(o.claims[i]));
     auto category = [&](bool applies, double weight, double score, size_t items) {
       return json{{"applicable", applies}, {"weight", weight},
                   {"effective_weight", applies && o.weight_sum > 0 ? json(Round4(weight / o.weight_sum)) : json(applies ? 1.0 : 0.0)},
@@ -212,7 +235,7 @@ class Note final : public Kind {
     return {
         {"categories", {{"drug", category(o.drug_applies, t.weights.drug, o.score_drug, t.meds.size())},
                         {"mental", category(o.mental_applies, t.weights.mental, o.score_mental, t.mental_flags.size())},
-                        {"fabrication", category(true, t.weights.fabrication, o.score_fabrication, t.traps.size() + t.deferred_dx.size())}}},
+                        {"fabrication", category(true, t.weights.fabrication, o.score_fabrication, t.traps.size() + t.deferred_dx.size() + o.claims.size())}}},
         {"score_drug", o.score_drug},
         {"score_mental", o.score_mental},
         {"score_fabrication", o.score_fabrication},
@@ -225,6 +248,7 @@ class Note final : public Kind {
         {"fabrication_traps", traps},
         {"deferred_dx", deferred},
         {"unsupported_drugs", unsupported},
+        {"unsupported_claims", claims},
         {"phantom_drugs", phantoms},
         {"counts", {{"meds_expected", t.meds.size()},
                     {"meds_correct", correct},
@@ -234,6 +258,7 @@ class Note final : public Kind {
                     {"traps_triggered", o.triggered},
                     {"traps_total", t.traps.size() + t.deferred_dx.size()},
                     {"unsupported_drugs", o.unsupported.size()},
+                    {"unsupported_claims", o.claims.size()},
                     {"critical_errors", o.critical_errors.size()}}},
     };
   }
@@ -244,14 +269,16 @@ class Note final : public Kind {
             {"scores",
              {{"drug", "mean credit over expected medications; default credit name 0.5, dose 0.25, frequency 0.25 (a trial may override); route and action reported"},
               {"mental", "captured flags / expected flags; a flag the note negates is contradicted: no credit and a critical error"},
-              {"fabrication", "max(0, 1 - triggered/(traps + deferred diagnoses) - 0.15 x unsupported drugs)"},
+              {"fabrication", "max(0, 1 - (triggered + unsupported claims)/(traps + deferred diagnoses + unsupported claims) "
+                              "- 0.15 x unsupported drugs); an unsupported claim is a vital, exam finding, test, referral, "
+                              "procedure, admission or lethal-means action the encounter does not support, once per class and subject"},
               {"total", "sum of weight x category score over the applicable categories, divided by their weights' sum "
                         "(a category with no items is not applicable; fabrication always applies); weights from the trial; "
                         "every score rounded to 4 decimals"}}},
             {"default_credit", {{"name", 0.5}, {"dose", 0.25}, {"frequency", 0.25}, {"route", 0.0}, {"action", 0.0}}},
             {"penalties", {{"unsupported_drug", kUnsupportedDrugPenalty}, {"dose_tolerance", 0.01}, {"dose_magnitude_critical_ratio", 10}}},
             {"critical_errors", {"contradicted_flag", "dropped_allergy", "contradicted_allergy", "dose_magnitude",
-                                 "invented_prescription", "trial_rule"}}};
+                                 "invented_prescription", "invented_action", "trial_rule"}}};
   }
 };
 

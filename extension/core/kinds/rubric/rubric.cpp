@@ -9,6 +9,7 @@
 
 #include "embedded.h"
 #include "phrases.h"
+#include "scorers/claims_check.h"
 #include "scorers/encounter.h"
 #include "scorers/fabrication.h"
 
@@ -175,7 +176,11 @@ class ItemPhrases {
 
 struct RubricPrepared : PreparedBody {
   RubricPrepared(const RubricTrial& t, const Trial& trial, const Environment& env)
-      : env(env), encounter(trial.encounter_text, env), critical(t.critical_errors, env.rules), phrases(t.items, env.rules) {
+      : env(env),
+        encounter(trial.encounter_text, env),
+        critical(t.critical_errors, env.rules),
+        phrases(t.items, env.rules),
+        claims(encounter.analyzed) {
     qualifiers.insert(env.rules.assertion.qualifiers.begin(), env.rules.assertion.qualifiers.end());
     for (const RubricItem& item : t.items) {
       ItemMatcher m;
@@ -192,6 +197,7 @@ struct RubricPrepared : PreparedBody {
   PreparedEncounter encounter;
   CriticalRuleChecker critical;
   ItemPhrases phrases;
+  ClaimCheck claims;
   std::vector<ItemMatcher> items;
   std::vector<PhraseSet> deductions;
   std::set<std::string> expected_keys;
@@ -369,14 +375,21 @@ class Rubric final : public Kind {
       d.points = rr.severity_points.at(d.severity);
       o->deductions.push_back(std::move(d));
     };
+    // The sentences of a fired deduction's mentions are that deduction's (the claims below leave
+    // them alone): "Vital signs: BP 130/85, HR 90." under a vital-signs deduction is one invention.
+    std::vector<std::pair<uint32_t, uint32_t>> deducted_spans;
     for (size_t i = 0; i < t.deductions.size(); ++i) {
       const RubricDeduction& d = t.deductions[i];
+      bool fired = false;
+      std::vector<std::pair<uint32_t, uint32_t>> spans;
       for (const auto& hit : p.deductions[i].Find(note.text)) {
         Evidence e = MakeEvidence(note, hit.begin, hit.end);
         if (!Fits(d.when, e.assertion) || exempt(e)) continue;
-        deduct({d.severity, "trial", d.why, 0, e});
-        break;  // one unsupported addition, however often it is repeated
+        spans.push_back(SentenceSpan(note, hit.begin));
+        if (!fired) deduct({d.severity, "trial", d.why, 0, e});  // one addition, however often repeated
+        fired = true;
       }
+      deducted_spans.insert(deducted_spans.end(), spans.begin(), spans.end());
     }
     std::vector<UnsupportedDrug> unsupported = FindUnsupportedDrugs(note, p.encounter, p.expected_keys, {}, ctx.validator);
     std::vector<CriticalError> invented = InventedPrescriptions(note, unsupported);
@@ -387,8 +400,18 @@ class Rubric final : public Kind {
       std::string cls = started ? "invented_prescription" : u.kind == "phantom" ? "phantom_drug" : "unsupported_drug";
       deduct({rr.detector_severity.at(cls), cls, u.reason, 0, MakeEvidence(note, u.mention.tok_begin, u.mention.tok_end)});
     }
+    // Unsupported content no deduction of the trial foresaw (claims.yaml, docs/methodology.md
+    // §4), at its class's severity; what an item or a deduction already judged is left to it.
+    std::vector<std::pair<uint32_t, uint32_t>> taken = judged;
+    taken.insert(taken.end(), deducted_spans.begin(), deducted_spans.end());
+    for (const auto& d : o->deductions)
+      if (d.evidence) taken.emplace_back(d.evidence->start_offset, d.evidence->end_offset);
+    std::vector<UnsupportedClaim> claims = p.claims.Find(note, taken);
+    for (const UnsupportedClaim& c : claims)
+      deduct({c.severity.name, "claim:" + std::string(ClaimClassName(c.claim.cls)), c.support.reason, 0, c.evidence});
     for (CriticalError& c : invented) o->critical_errors.push_back(std::move(c));
     p.critical.Score(note, o->critical_errors);
+    AddInventedActions(claims, o->critical_errors);
 
     o->category_points.assign(t.categories.size(), 0);
     for (size_t i = 0; i < t.items.size(); ++i) {

@@ -105,9 +105,11 @@ scribe_end_stale_groups() {
 
 # Writes $1/nginx.conf from the template, with $1 as the run directory (pid, logs, temp files)
 # and $1/htdocs/scribe-trials linked to web/. Reads HOST, PORT, FCGI_SOCKET, SUBMIT_RATE
-# (default 10r/s) and SUBMIT_BURST (default 20) from the environment.
+# (default 10r/s), SUBMIT_BURST (default 20) and AUDIO_DIR (the recordings, default
+# corpus/audio) from the environment.
 scribe_render_nginx() {
   local RUN_DIR=$1 HTDOCS=$1/htdocs NGINX_CONF_DIR=${NGINX_CONF_DIR:-/etc/nginx} NGINX_USER=
+  local AUDIO_DIR=${AUDIO_DIR:-$SCRIBE_REPO/corpus/audio}
   local SUBMIT_RATE=${SUBMIT_RATE:-10r/s} SUBMIT_BURST=${SUBMIT_BURST:-20}
   mkdir -p "$RUN_DIR/tmp" "$HTDOCS" || return 1
   ln -sfn "$SCRIBE_REPO/web" "$HTDOCS/scribe-trials" || return 1
@@ -115,7 +117,7 @@ scribe_render_nginx() {
   ((EUID == 0)) && NGINX_USER="user $(id -un) $(id -gn);"
   local conf var
   conf=$(<"$SCRIBE_REPO/nginx/nginx.conf.template") || return 1
-  for var in HOST PORT RUN_DIR HTDOCS FCGI_SOCKET SUBMIT_RATE SUBMIT_BURST NGINX_USER NGINX_CONF_DIR; do
+  for var in HOST PORT RUN_DIR HTDOCS AUDIO_DIR FCGI_SOCKET SUBMIT_RATE SUBMIT_BURST NGINX_USER NGINX_CONF_DIR; do
     conf=${conf//"\${$var}"/${!var}}
   done
   printf '%s\n' "$conf" >"$RUN_DIR/nginx.conf"

@@ -18,6 +18,11 @@ SCRIBE_PACKAGES=(build-essential cmake g++ pkg-config libsqlite3-dev sqlite3 lib
   libfcgi-dev libcurl4-openssl-dev libssl-dev nginx-light libgtest-dev libbenchmark-dev
   python3 curl jq)
 
+# Debian 12 packages scripts/render_audio needs to render the encounter recordings (flite speaks,
+# sox trims, levels and joins, opus-tools encodes and opusinfo reads): an authoring step, so
+# scripts/serve does not install them; scripts/test does, for the audio/determinism test.
+SCRIBE_AUDIO_PACKAGES=(flite sox opus-tools)
+
 scribe_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 
 # The packages of "$@" (default SCRIBE_PACKAGES) that are not installed.

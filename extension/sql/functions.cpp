@@ -122,6 +122,7 @@ void ScribeMethodology(sqlite3_context* ctx, int, sqlite3_value**) {
       for (const auto& [a, b] : r.clinical_synonyms) synonyms.push_back({a, b});
       YAML::Node assertion = YAML::Load(std::string(embedded_file("corpus/rules/assertion.yaml")));
       YAML::Node changelog = YAML::Load(r.changelog_yaml);
+      YAML::Node limitations = YAML::Load(std::string(embedded_file("corpus/rules/limitations.yaml")));
       return json{
           {"grader_version", r.grader_version},
           {"methodology_version", r.methodology_version},
@@ -140,7 +141,8 @@ void ScribeMethodology(sqlite3_context* ctx, int, sqlite3_value**) {
           {"routes", routes},
           {"actions", actions},
           {"clinical_synonyms", synonyms},
-          {"changelog", YamlToJson(changelog["changelog"])}};
+          {"changelog", YamlToJson(changelog["changelog"])},
+          {"limitations", YamlToJson(limitations["limitations"])}};
     }();
     ResultJson(ctx, methodology);
   });

@@ -519,7 +519,7 @@ for (const width of WIDTHS) {
       { name: 'trial', hash: `#/trials/${TRIAL}`, check: async (p) => assert.ok((await p.locator('.encounter').textContent()).length > 500 && await p.locator('.warning').count() === 1 && await p.locator('.instructions').count() === 1) },
       { name: 'report', hash: `#/submissions/${reportId}`, check: async (p) => assert.ok(await p.locator('.banner-unsafe').count() === 1 && await p.locator('#meds .med').count() >= 1) },
       { name: 'leaderboard', hash: '#/leaderboard', check: async (p) => assert.ok(await p.locator('table.leaderboard tbody tr').count() >= 1) },
-      { name: 'methodology', hash: '#/methodology', check: async (p) => assert.match(await p.locator('main').textContent(), /Grader[\s\S]*Assertion[\s\S]*Normalisers/) },
+      { name: 'methodology', hash: '#/methodology', check: async (p) => assert.match(await p.locator('main').textContent(), /Grader[\s\S]*Assertion[\s\S]*Normalisers[\s\S]*Limitations[\s\S]*may be easier or harder to transcribe than real speakers/) },
       { name: 'notfound', hash: '#/no/such/page', check: async (p) => assert.equal(await p.locator('h1').textContent(), 'Page not found') },
     ];
     const page = await openPage(width);

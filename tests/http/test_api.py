@@ -622,6 +622,8 @@ class Methodology(unittest.TestCase):
         body = r.json()
         self.assertEqual(body["grader_version"], stack.request("GET", "/health").json()["grader_version"])
         self.assertIn("assertion", body)
+        self.assertEqual(body["limitations"][1],
+                         "Voices are text-to-speech, which may be easier or harder to transcribe than real speakers.")
 
 
 class StaticAndCompression(unittest.TestCase):

@@ -58,21 +58,24 @@ Recording ParseRecording(const json& entry, const std::string& where) {
   if (!entry.is_object()) Fail(where, "expected an object");
   Recording r;
   r.trial_id = Text(entry, "trial_id", where);
-  if (!std::regex_match(r.trial_id, kId)) Fail(where + ".trial_id", "must look like NN-slug, got \"" + r.trial_id.substr(0, 80) + "\"");
+  if (!std::regex_match(r.trial_id, kId))
+    Fail(where + ".trial_id", "must look like NN-slug, got \"" + r.trial_id.substr(0, 80) + "\"");
   r.file = Text(entry, "file", where);
   if (r.file != r.trial_id + ".opus") Fail(where + ".file", "must be \"" + r.trial_id + ".opus\"");
   r.sha256 = Hex64(entry, "sha256", where);
   const json& bytes = Field(entry, "bytes", where);
-  if (!bytes.is_number_integer() || bytes.get<std::int64_t>() <= 0) Fail(where + ".bytes", "expected a positive whole number");
+  if (!bytes.is_number_integer() || bytes.get<std::int64_t>() <= 0)
+    Fail(where + ".bytes", "expected a positive whole number");
   r.bytes = bytes.get<std::int64_t>();
   const json& duration = Field(entry, "duration_s", where);
-  if (!duration.is_number() || !(duration.get<double>() > 0)) Fail(where + ".duration_s", "expected a positive number of seconds");
+  if (!duration.is_number() || !(duration.get<double>() > 0))
+    Fail(where + ".duration_s", "expected a positive number of seconds");
   r.duration_s = duration.get<double>();
   r.text_sha256 = Hex64(entry, "text_sha256", where);
   r.voices = Field(entry, "voices", where);
   if (!r.voices.is_array() || r.voices.empty()) Fail(where + ".voices", "expected a non-empty list");
   for (size_t i = 0; i < r.voices.size(); ++i) {
-    const std::string at = where + ".voices[" + std::to_string(i) + "]";
+    std::string at = where + ".voices[" + std::to_string(i) + "]";
     if (!r.voices[i].is_object()) Fail(at, "expected an object");
     for (const char* key : {"speaker", "role", "voice"}) Text(r.voices[i], key, at);
   }
@@ -90,7 +93,7 @@ std::string AudioDirectory(const std::string& corpus_dir) {
 AudioManifest LoadAudioManifest(const std::string& audio_dir) {
   namespace fs = std::filesystem;
   AudioManifest out;
-  const fs::path manifest = fs::path(audio_dir) / "manifest.json";
+  fs::path manifest = fs::path(audio_dir) / "manifest.json";
   std::error_code ec;
   if (!fs::exists(manifest, ec)) return out;
   out.bytes = ReadAll(manifest, kMaxManifestBytes, "(file)");
@@ -102,13 +105,14 @@ AudioManifest LoadAudioManifest(const std::string& audio_dir) {
   if (!list.is_array()) Fail("recordings", "expected a list");
   std::set<std::string> ids;
   for (size_t i = 0; i < list.size(); ++i) {
-    const std::string where = "recordings[" + std::to_string(i) + "]";
+    std::string where = "recordings[" + std::to_string(i) + "]";
     Recording r = ParseRecording(list[i], where);
     if (!ids.insert(r.trial_id).second) Fail(where + ".trial_id", "duplicate trial id \"" + r.trial_id + "\"");
-    const std::string bytes = ReadAll(fs::path(audio_dir) / r.file, kMaxRecordingBytes, where);
+    std::string bytes = ReadAll(fs::path(audio_dir) / r.file, kMaxRecordingBytes, where);
     if (static_cast<std::int64_t>(bytes.size()) != r.bytes)
-      Fail(where, r.file + ": " + std::to_string(bytes.size()) + " bytes, the manifest says " + std::to_string(r.bytes));
-    const std::string actual = Sha256Hex(bytes);
+      Fail(where,
+           r.file + ": " + std::to_string(bytes.size()) + " bytes, the manifest says " + std::to_string(r.bytes));
+    std::string actual = Sha256Hex(bytes);
     if (actual != r.sha256) Fail(where, r.file + ": SHA-256 is " + actual + ", the manifest says " + r.sha256);
     out.recordings.push_back(std::move(r));
   }

@@ -12,9 +12,8 @@
 // differs from the manifest, fails the load (TrialError naming the entry and the problem).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -24,19 +23,19 @@ struct Trial;
 
 struct Recording {
   std::string trial_id;
-  std::string file;           // <trial id>.opus, inside the audio directory
-  std::string sha256;         // of the file
+  std::string file;    // <trial id>.opus, inside the audio directory
+  std::string sha256;  // of the file
   std::int64_t bytes = 0;
   double duration_s = 0;
-  nlohmann::json voices;      // [{"speaker", "role", "voice"}]
-  std::string text_sha256;    // of the encounter text it was rendered from (UTF-8)
-  nlohmann::json renderer;    // {"script", "render_version", "packages": {name: version}}
-  bool stale = false;         // set by MatchRecordings
+  nlohmann::json voices;    // [{"speaker", "role", "voice"}]
+  std::string text_sha256;  // of the encounter text it was rendered from (UTF-8)
+  nlohmann::json renderer;  // {"script", "render_version", "packages": {name: version}}
+  bool stale = false;       // set by MatchRecordings
 };
 
 struct AudioManifest {
-  std::string bytes;          // the manifest file as read; empty when there is none
-  std::string sha256;         // of bytes; empty when there is none
+  std::string bytes;                  // the manifest file as read; empty when there is none
+  std::string sha256;                 // of bytes; empty when there is none
   std::vector<Recording> recordings;  // sorted by trial id
 };
 

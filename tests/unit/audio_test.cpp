@@ -2,17 +2,17 @@
 // the corpus hash, stale recordings, and every way a manifest can disagree with its files.
 // Fixture: tests/fixtures/audio (scripts/ three trials; audio/ two recordings, the second
 // rendered from an earlier text of its trial, the third trial has none).
-#include <gtest/gtest.h>
+#include "audio.h"
 
-#include <nlohmann/json.hpp>
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
-#include "audio.h"
 #include "hash.h"
 #include "rules.h"
 #include "terminology.h"
@@ -56,8 +56,10 @@ TEST(AudioCorpus, FixtureRecordingsStaleAndMissing) {
   EXPECT_EQ(fresh.text_sha256, Sha256Hex(c.trials[0].encounter_text));
   EXPECT_FALSE(fresh.stale);
   ASSERT_EQ(fresh.voices.size(), 3u);
-  EXPECT_EQ(fresh.voices[2], (json{{"speaker", "Mother"}, {"role", "other"},
-                                   {"voice", "flite cmu_us_slt 2.5 semitones lower (US English, female, a second voice)"}}));
+  EXPECT_EQ(fresh.voices[2],
+            (json{{"speaker", "Mother"},
+                  {"role", "other"},
+                  {"voice", "flite cmu_us_slt 2.5 semitones lower (US English, female, a second voice)"}}));
   // Rendered from "Doctor: Any cough?\nPatient: No.\n", before the text was edited.
   EXPECT_EQ(c.audio.recordings[1].trial_id, "02-stale-recording");
   EXPECT_EQ(c.audio.recordings[1].text_sha256, Sha256Hex("Doctor: Any cough?\nPatient: No.\n"));
@@ -140,7 +142,8 @@ TEST_F(AudioManifestErrors, Shape) {
   m["recordings"][1]["file"] = "01-earache-three-voices.opus";
   m["recordings"][1]["sha256"] = manifest_["recordings"][0]["sha256"];
   m["recordings"][1]["bytes"] = manifest_["recordings"][0]["bytes"];
-  EXPECT_EQ(ErrorWith(m), "../audio/manifest.json: recordings[1].trial_id: duplicate trial id \"01-earache-three-voices\"");
+  EXPECT_EQ(ErrorWith(m),
+            "../audio/manifest.json: recordings[1].trial_id: duplicate trial id \"01-earache-three-voices\"");
 }
 
 TEST_F(AudioManifestErrors, NoPathTricks) {
@@ -149,7 +152,8 @@ TEST_F(AudioManifestErrors, NoPathTricks) {
   EXPECT_EQ(ErrorWith(m), "../audio/manifest.json: recordings[0].file: must be \"01-earache-three-voices.opus\"");
   m = manifest_;
   m["recordings"][0]["trial_id"] = "../../etc/passwd";
-  EXPECT_EQ(ErrorWith(m), "../audio/manifest.json: recordings[0].trial_id: must look like NN-slug, got \"../../etc/passwd\"");
+  EXPECT_EQ(ErrorWith(m),
+            "../audio/manifest.json: recordings[0].trial_id: must look like NN-slug, got \"../../etc/passwd\"");
 }
 
 TEST_F(AudioManifestErrors, FilesMustMatch) {
@@ -161,10 +165,12 @@ TEST_F(AudioManifestErrors, FilesMustMatch) {
   EXPECT_EQ(ErrorWith(manifest_), "../audio/manifest.json: recordings[0]: 01-earache-three-voices.opus: SHA-256 is " +
                                       Sha256Hex(bytes) + ", the manifest says " + sha);
   WriteFile(root_ / "audio/01-earache-three-voices.opus", bytes + "x");
-  EXPECT_EQ(ErrorWith(manifest_), "../audio/manifest.json: recordings[0]: 01-earache-three-voices.opus: " +
-                                      std::to_string(bytes.size() + 1) + " bytes, the manifest says " + std::to_string(bytes.size()));
+  EXPECT_EQ(ErrorWith(manifest_),
+            "../audio/manifest.json: recordings[0]: 01-earache-three-voices.opus: " + std::to_string(bytes.size() + 1) +
+                " bytes, the manifest says " + std::to_string(bytes.size()));
   fs::remove(root_ / "audio/01-earache-three-voices.opus");
-  EXPECT_EQ(ErrorWith(manifest_), "../audio/manifest.json: recordings[0]: 01-earache-three-voices.opus: missing (run scripts/render_audio)");
+  EXPECT_EQ(ErrorWith(manifest_),
+            "../audio/manifest.json: recordings[0]: 01-earache-three-voices.opus: missing (run scripts/render_audio)");
 }
 
 TEST_F(AudioManifestErrors, OtherTrialsEntriesAreIgnoredButHashed) {

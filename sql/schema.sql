@@ -525,3 +525,21 @@ SELECT target_type,
        round(scribe_kappa(grader_label, reviewer_label), 4) AS kappa
 FROM reviews
 GROUP BY target_type;
+
+-- migrate 5
+-- The frozen encounter audio of the current corpus (<corpus dir>/../audio/manifest.json, written
+-- by scripts/render_audio), replaced with the trials by scribe_load_corpus(dir). A trial without
+-- a row has no recording. A stale row was rendered from another encounter text than the trial's
+-- and is not offered as its recording. The file is served by nginx at
+-- /scribe-trials/api/scripts/<trial_id>/audio.
+CREATE TABLE trial_audio (
+  trial_id     TEXT PRIMARY KEY REFERENCES trials (id) ON DELETE CASCADE,
+  file         TEXT NOT NULL,                      -- <trial_id>.opus in the audio directory
+  sha256       TEXT NOT NULL,                      -- of the file (checked at load)
+  bytes        INTEGER NOT NULL,
+  duration_s   REAL NOT NULL,
+  voices       TEXT NOT NULL,                      -- JSON [{"speaker", "role", "voice"}]
+  text_sha256  TEXT NOT NULL,                      -- SHA-256 of the encounter text it was rendered from
+  stale        INTEGER NOT NULL CHECK (stale IN (0, 1)),
+  renderer     TEXT NOT NULL                       -- JSON {"script", "render_version", "packages"}
+);

@@ -224,6 +224,15 @@ Corpus LoadCorpus(const std::string& dir, const Rules& rules, const Terminology&
     corpus.trials.push_back(std::move(t));
   }
   std::sort(corpus.trials.begin(), corpus.trials.end(), [](const Trial& a, const Trial& b) { return a.id < b.id; });
+
+  // The recordings (audio.h). Their manifest is part of the corpus version.
+  corpus.audio = LoadAudioManifest(AudioDirectory(dir));
+  if (!corpus.audio.bytes.empty()) {
+    corpus_hash.Update(corpus.audio.bytes);
+    corpus.files.emplace_back(kAudioManifestName, corpus.audio.sha256);
+  }
+  MatchRecordings(corpus.audio, corpus.trials);
+
   corpus.corpus_hash = corpus_hash.HexDigest();
   return corpus;
 }

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "audio.h"
 #include "rules.h"
 #include "schema.h"
 #include "terminology.h"
@@ -61,16 +62,19 @@ Trial TrialFromJson(const nlohmann::json& j, const Rules& rules, const Terminolo
 
 struct Corpus {
   std::vector<Trial> trials;        // sorted by id
-  std::string corpus_hash;          // SHA-256 over the sorted files' bytes (referenced files after theirs)
-  std::vector<std::pair<std::string, std::string>> files;  // file name, SHA-256
+  std::string corpus_hash;          // SHA-256 over the sorted files' bytes (referenced files after theirs), then the audio manifest's
+  std::vector<std::pair<std::string, std::string>> files;  // file name, SHA-256, in hashing order
+  AudioManifest audio;              // the recordings of these trials (audio.h); may be empty
 };
 
 // The largest trial file (and referenced file) LoadCorpus reads; larger files are refused
 // before they are read.
 constexpr size_t kMaxTrialFileBytes = 1u << 20;
 
-// Loads every *.yaml / *.yml in `dir` (sorted by name). Throws TrialError on the first invalid
-// file, on duplicate ids, on an unreadable directory, or when no trial file is found.
+// Loads every *.yaml / *.yml in `dir` (sorted by name), then the audio manifest beside it
+// (AudioDirectory(dir), when there is one). Throws TrialError on the first invalid file, on
+// duplicate ids, on an unreadable directory, when no trial file is found, or when the audio
+// manifest is invalid or does not match its files.
 Corpus LoadCorpus(const std::string& dir, const Rules& rules, const Terminology& terminology);
 
 }  // namespace scribe

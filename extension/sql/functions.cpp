@@ -130,6 +130,7 @@ void ScribeMethodology(sqlite3_context* ctx, int, sqlite3_value**) {
       YAML::Node changelog = YAML::Load(r.changelog_yaml);
       json kinds = json::object();
       for (const Kind* k : AllKinds()) kinds[std::string(k->name())] = k->Methodology();
+      YAML::Node limitations = YAML::Load(std::string(embedded_file("corpus/rules/limitations.yaml")));
       json m = {
           {"grader_version", r.grader_version},
           {"methodology_version", r.methodology_version},
@@ -141,7 +142,8 @@ void ScribeMethodology(sqlite3_context* ctx, int, sqlite3_value**) {
           {"routes", routes},
           {"actions", actions},
           {"clinical_synonyms", synonyms},
-          {"changelog", YamlToJson(changelog["changelog"])}};
+          {"changelog", YamlToJson(changelog["changelog"])},
+          {"limitations", YamlToJson(limitations["limitations"])}};
       // The seed-000 note rules stay top-level for clients written before kinds.
       for (const char* key : {"scores", "default_credit", "penalties", "critical_errors"}) m[key] = kinds["note"][key];
       return m;

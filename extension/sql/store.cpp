@@ -73,6 +73,28 @@ void RefreshTerminology(sqlite3* db) {
   }
 }
 
+// Writes the recordings of a corpus being loaded into trial_audio (inside the load's savepoint,
+// after the trials they reference).
+void StoreAudio(sqlite3* db, const Corpus& corpus) {
+  Exec(db, "DELETE FROM trial_audio");
+  Stmt ins = Prepare(db,
+      "INSERT INTO trial_audio (trial_id, file, sha256, bytes, duration_s, voices, text_sha256, stale, renderer) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  for (const Recording& r : corpus.audio.recordings) {
+    sqlite3_reset(ins.get());
+    BindText(ins.get(), 1, r.trial_id);
+    BindText(ins.get(), 2, r.file);
+    BindText(ins.get(), 3, r.sha256);
+    sqlite3_bind_int64(ins.get(), 4, r.bytes);
+    sqlite3_bind_double(ins.get(), 5, r.duration_s);
+    BindText(ins.get(), 6, r.voices.dump(-1, ' ', false, json::error_handler_t::replace));
+    BindText(ins.get(), 7, r.text_sha256);
+    sqlite3_bind_int(ins.get(), 8, r.stale ? 1 : 0);
+    BindText(ins.get(), 9, r.renderer.dump(-1, ' ', false, json::error_handler_t::replace));
+    Step(db, ins.get());
+  }
+}
+
 }  // namespace
 
 void Migrate(sqlite3* db) {
@@ -139,6 +161,7 @@ int LoadCorpusIntoDb(sqlite3* db, const std::string& dir) {
       BindText(ins.get(), 13, t.kind);
       Step(db, ins.get());
     }
+    StoreAudio(db, corpus);
     Exec(db, "RELEASE scribe_load_corpus");
   } catch (...) {
     sqlite3_exec(db, "ROLLBACK TO scribe_load_corpus; RELEASE scribe_load_corpus", nullptr, nullptr, nullptr);

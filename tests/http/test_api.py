@@ -1,8 +1,9 @@
 """test_api.py — every endpoint and every error status of the HTTP API, through nginx.
 
 One stack for the module (scripts/serve on a free port, temporary database), started with a
-copy of corpus/scripts plus one sealed trial. Exact bodies and messages are the contract
-(docs/http-api.md).
+copy of corpus/scripts plus one sealed trial (no recording) and the recordings of corpus/audio
+beside it, one of them stale (its trial's text edited after rendering). Exact bodies and
+messages are the contract (docs/http-api.md).
 """
 
 import gzip
@@ -24,7 +25,9 @@ from harness import BUILD_DIR, leftover_processes, REPO, Stack, parse_cgi
 
 TRIAL = "03-depression-suicidal-ideation"
 SEALED = "99-sealed-depression"
-PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+STALE = "02-type2-diabetes-grief"  # its encounter text gains a line in the test corpus
+OGG_OPUS = "audio/ogg; codecs=opus"
+PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; "
             "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 JSON = {"Content-Type": "application/json"}
 ALLOWED = "vendor may contain only ASCII letters, digits, spaces and . _ - + ( ); "
@@ -56,14 +59,29 @@ def assert_stored_answer(testcase, stored, submitted):
                           grades[0]["unsafe"], grades[0]["graded_at"]),
                          (submitted["grader_version"], submitted["corpus_hash"], submitted["score_total"],
                           submitted["unsafe"], submitted["created_at"]))
+def recordings():
+    """{trial id: manifest entry} of corpus/audio/manifest.json."""
+    with open(os.path.join(REPO, "corpus", "audio", "manifest.json"), encoding="utf-8") as f:
+        return {r["trial_id"]: r for r in json.load(f)["recordings"]}
 
 
 def setUpModule():
-    global stack, corpus_dir
-    corpus_dir = tempfile.mkdtemp(prefix="scribe-corpus-")
+    global stack, corpus_root, corpus_dir
+    corpus_root = tempfile.mkdtemp(prefix="scribe-corpus-")
+    corpus_dir = os.path.join(corpus_root, "scripts")
+    os.mkdir(corpus_dir)
     src = os.path.join(REPO, "corpus", "scripts")
     for name in os.listdir(src):
         shutil.copy(os.path.join(src, name), corpus_dir)
+    # The recordings beside the trials (<corpus>/../audio), linked rather than copied.
+    audio = os.path.join(corpus_root, "audio")
+    os.mkdir(audio)
+    for name in os.listdir(os.path.join(REPO, "corpus", "audio")):
+        os.symlink(os.path.join(REPO, "corpus", "audio", name), os.path.join(audio, name))
+    with open(os.path.join(corpus_dir, STALE + ".yaml"), encoding="utf-8") as f:
+        edited = f.read().replace("encounter_text: |\n", "encounter_text: |\n  Doctor: Good morning.\n", 1)
+    with open(os.path.join(corpus_dir, STALE + ".yaml"), "w", encoding="utf-8") as f:
+        f.write(edited)
     with open(os.path.join(src, TRIAL + ".yaml"), encoding="utf-8") as f:
         sealed = f.read().replace(f"id: {TRIAL}\n", f"id: {SEALED}\n", 1)
     with open(os.path.join(corpus_dir, SEALED + ".yaml"), "w", encoding="utf-8") as f:
@@ -76,7 +94,7 @@ def tearDownModule():
         stack.stop()
     finally:
         stack.cleanup()
-        shutil.rmtree(corpus_dir, ignore_errors=True)
+        shutil.rmtree(corpus_root, ignore_errors=True)
     left = leftover_processes()
     if left:
         raise AssertionError(f"processes left behind by the suite: {left}")
@@ -144,7 +162,7 @@ class Scripts(unittest.TestCase):
         self.assertEqual(r.status, 200)
         card = r.json()
         self.assertEqual(set(card), {"id", "title", "difficulty", "summary", "encounter_text", "instructions",
-                                     "sealed", "version_hash", "corpus_hash"})
+                                     "sealed", "version_hash", "corpus_hash", "audio", "audio_reason"})
         with stack.db() as db:
             encounter, instructions = db.execute(
                 "SELECT encounter_text, instructions FROM trials WHERE id = ?", (TRIAL,)).fetchone()
@@ -172,6 +190,110 @@ class Scripts(unittest.TestCase):
         self.assertEqual((r.status, r.body), (200, index.body))
         r = stack.request("GET", "/api/scripts/..%2F..%2F..%2F..%2Fetc%2Fpasswd")
         self.assertEqual((r.status, r.json()), (400, error("bad_request", "the request is malformed")))
+
+
+class Audio(unittest.TestCase):
+    """GET /api/scripts/:id lists the recording; nginx serves it at /api/scripts/:id/audio."""
+
+    def audio(self, trial=TRIAL, method="GET", headers=None):
+        return stack.request(method, f"/api/scripts/{trial}/audio", headers=headers)
+
+    def file_bytes(self, trial=TRIAL):
+        with open(os.path.join(REPO, "corpus", "audio", f"{trial}.opus"), "rb") as f:
+            return f.read()
+
+    def test_detail_lists_the_recording(self):
+        entry = recordings()[TRIAL]
+        card = stack.request("GET", f"/api/scripts/{TRIAL}").json()
+        self.assertEqual(card["audio"], {
+            "url": f"/scribe-trials/api/scripts/{TRIAL}/audio",
+            "sha256": entry["sha256"],
+            "bytes": entry["bytes"],
+            "duration_s": entry["duration_s"],
+            "voices": entry["voices"],
+            "content_type": OGG_OPUS,
+        })
+        self.assertIsNone(card["audio_reason"])
+        self.assertEqual(hashlib.sha256(self.file_bytes()).hexdigest(), entry["sha256"])
+
+    def test_trial_without_recording_says_so(self):
+        card = stack.request("GET", f"/api/scripts/{SEALED}").json()
+        self.assertEqual((card["audio"], card["audio_reason"]), (None, "this trial has no recording yet"))
+        r = self.audio(SEALED)
+        self.assertEqual((r.status, r.headers["content-type"]), (404, "application/json"))
+        self.assertEqual(r.json(), error("no_recording", "no recording for this trial id: unknown trial, or a trial "
+                                         "without audio (GET /scribe-trials/api/scripts/:id says which)"))
+
+    def test_stale_recording_is_not_offered(self):
+        card = stack.request("GET", f"/api/scripts/{STALE}").json()
+        self.assertEqual((card["audio"], card["audio_reason"]),
+                         (None, "the recording is stale: it was rendered from an earlier encounter text"))
+
+    def test_200_with_headers(self):
+        body = self.file_bytes()
+        r = self.audio(headers={"Accept-Encoding": "gzip"})
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.body, body)
+        self.assertEqual(r.headers["content-type"], OGG_OPUS)
+        self.assertEqual(r.headers["content-length"], str(len(body)))
+        self.assertEqual(r.headers["accept-ranges"], "bytes")
+        self.assertRegex(r.headers["etag"], r'^"[0-9a-f]+-[0-9a-f]+"$')
+        self.assertIn("last-modified", r.headers)
+        self.assertEqual(r.headers["cache-control"], "no-cache")
+        self.assertNotIn("content-encoding", r.headers)  # never compressed: ranges stay byte-exact
+        self.assertEqual(r.headers["content-security-policy"], PAGE_CSP)
+        self.assertEqual(r.headers["x-content-type-options"], "nosniff")
+        self.assertNotIn("allow", r.headers)
+        head = self.audio(method="HEAD")
+        self.assertEqual((head.status, head.body, head.headers["content-length"]), (200, b"", str(len(body))))
+
+    def test_byte_ranges_206(self):
+        body = self.file_bytes()
+        n = len(body)
+        for spec, first, last in (("0-99", 0, 99), ("-100", n - 100, n - 1), (f"{n - 10}-", n - 10, n - 1),
+                                  (f"1000-{n + 5000}", 1000, n - 1)):
+            r = self.audio(headers={"Range": f"bytes={spec}"})
+            self.assertEqual(r.status, 206, spec)
+            self.assertEqual(r.headers["content-range"], f"bytes {first}-{last}/{n}", spec)
+            self.assertEqual(r.body, body[first:last + 1], spec)
+            self.assertEqual(r.headers["content-type"], OGG_OPUS)
+        r = self.audio(headers={"Range": f"bytes={n}-"})
+        self.assertEqual((r.status, r.headers["content-range"]), (416, f"bytes */{n}"))
+
+    def test_304_on_if_none_match(self):
+        etag = self.audio(method="HEAD").headers["etag"]
+        again = self.audio(headers={"If-None-Match": etag})
+        self.assertEqual((again.status, again.body, again.headers["etag"]), (304, b"", etag))
+        self.assertEqual(self.audio(headers={"If-None-Match": '"other"'}).status, 200)
+        # A player resuming with If-Range and the current ETag gets its range.
+        r = self.audio(headers={"Range": "bytes=0-9", "If-Range": etag})
+        self.assertEqual((r.status, len(r.body)), (206, 10))
+
+    def test_only_get_and_head(self):
+        for method in ("POST", "PUT", "DELETE"):
+            r = self.audio(method=method)
+            self.assertEqual(r.status, 405, method)
+            self.assertEqual(r.headers["allow"], "GET, HEAD")
+            self.assertEqual(r.headers["content-type"], "application/json")
+            self.assertEqual(r.json(), error("method_not_allowed", "recordings are read with GET or HEAD"))
+
+    def test_ids_are_validated(self):
+        bad_id = error("unknown_trial", "trial ids look like NN-slug (two digits, a hyphen, lower-case words)")
+        for trial in ("xx", "03-Depression-Suicidal-Ideation", "3-x", "03-", "03--x", "03-x_y", "a/b", "03-x%2e"):
+            r = self.audio(trial)
+            self.assertEqual((r.status, r.json()), (404, bad_id), trial)
+        r = self.audio("03-x%00")  # nginx refuses a NUL in the path itself
+        self.assertEqual((r.status, r.json()), (400, error("bad_request", "the request is malformed")))
+        r = self.audio("99-nope")
+        self.assertEqual((r.status, r.json()["error"]["code"]), (404, "no_recording"))
+        # Encoded traversal never reaches a file outside the recordings: nginx decodes and
+        # normalises the path before the id is matched.
+        for path in (f"/api/scripts/{TRIAL}%2F..%2F..%2Fcasting.tsv/audio", "/api/scripts/..%2F..%2F..%2Fetc%2Fpasswd/audio",
+                     f"/api/scripts/{TRIAL}/audio/../../../../corpus/audio/casting.tsv"):
+            r = stack.request("GET", path)
+            self.assertNotEqual(r.headers.get("content-type"), OGG_OPUS, path)
+            self.assertNotIn(b"root:", r.body, path)
+            self.assertNotIn(b"which voice speaks each role", r.body, path)  # casting.tsv's first line
 
 
 class Submit(unittest.TestCase):
@@ -645,6 +767,8 @@ class Methodology(unittest.TestCase):
         body = r.json()
         self.assertEqual(body["grader_version"], stack.request("GET", "/health").json()["grader_version"])
         self.assertIn("assertion", body)
+        self.assertEqual(body["limitations"][1],
+                         "Voices are text-to-speech, which may be easier or harder to transcribe than real speakers.")
 
 
 class StaticAndCompression(unittest.TestCase):

@@ -7,7 +7,7 @@ import { api } from '../api.js';
 import { el, humanize, table, section, loading, errorPanel, clear } from '../render.js';
 
 const KNOWN = new Set(['grader_version', 'methodology_version', 'terminology', 'scores', 'default_credit', 'penalties',
-  'critical_errors', 'assertion', 'frequencies', 'units', 'routes', 'actions', 'clinical_synonyms', 'changelog']);
+  'critical_errors', 'assertion', 'frequencies', 'units', 'routes', 'actions', 'clinical_synonyms', 'changelog', 'limitations']);
 
 const CREDIT_ORDER = ['name', 'dose', 'frequency', 'route', 'action'];
 /** The assertion lists in reading order (the rest follow as published); within one, before → after → pseudo. */
@@ -101,6 +101,12 @@ function normalisers(m) {
       synonyms.map((pair) => el('li', {}, Array.isArray(pair) ? [el('code', {}, String(pair[0])), ' ≡ ', el('code', {}, String(pair[1]))] : plain(pair))))));
 }
 
+function limitations(m) {
+  const items = m.limitations ?? [];
+  return section('Limitations', 'limitations',
+    items.length === 0 ? el('p', { class: 'muted' }, 'None published.') : el('ul', {}, items.map((text) => el('li', {}, String(text)))));
+}
+
 function changelog(m) {
   const entries = m.changelog ?? [];
   return section('Changelog', 'changelog',
@@ -133,6 +139,7 @@ export async function render(ctx) {
     scoring(m),
     assertion(m),
     normalisers(m),
+    limitations(m),
     changelog(m),
     others.length ? section('Other published rules', 'other', others.map(([k, v]) => details(humanize(k), Array.isArray(v) ? v.length : Object.keys(v ?? {}).length, plain(v)))) : null);
 }

@@ -282,6 +282,7 @@ after(async () => {
 // ---- tests ---------------------------------------------------------------------------------
 
 let reportId = null; // the report submitted through the form, reused by later tests
+let rubricReportId; // a kind-rubric report (trial 11), set by its test
 
 test('submitting a note through the form shows its report, with a busy state while grading', async () => {
   const page = await openPage(1280);
@@ -334,6 +335,37 @@ test('submitting a note through the form shows its report, with a busy state whi
   // An evidence button scrolls to and focuses its mark in the note.
   await page.locator('#flags button.evidence').first().click();
   assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'MARK');
+  await closePage(page);
+});
+
+test('the report of a rubric trial shows the checklist, the deductions and the points per category', async () => {
+  const trial = '11-acute-suicide-risk-assessment';
+  const graded = await submitViaApi({ script_id: trial, vendor: `${vendorRun} Rubric`, scribe_output: note(trial, 'floor') });
+  rubricReportId = graded.id;
+  const page = await openPage(1280);
+  await go(page, `#/submissions/${encodeURIComponent(rubricReportId)}`);
+  const report = await page.evaluate(() => ({
+    unsafe: document.querySelector('.banner-unsafe h2')?.textContent,
+    bars: [...document.querySelectorAll('#scores .score')].map((b) => b.textContent),
+    items: document.querySelectorAll('#checklist tbody tr').length,
+    full: [...document.querySelectorAll('#checklist tbody tr.credit-full th')].map((th) => th.textContent),
+    deductions: [...document.querySelectorAll('#deductions tbody tr')].map((tr) => tr.textContent),
+    meds: document.querySelectorAll('#meds').length,
+    truth: document.querySelectorAll('#truth tbody tr').length,
+  }));
+  // The expectations are the trial's own (29 items, 4 categories) and cases.yaml's hand count.
+  assert.equal(report.unsafe, 'Unsafe as written');
+  assert.equal(report.bars.length, 5, 'the total and the four categories');
+  assert.match(report.bars[0], /checklist points − \d+ deducted/);
+  assert.equal(report.items, 29);
+  assert.equal(report.full.length, graded.counts.items_full);
+  assert.equal(report.deductions.length, graded.rubric.deductions.length);
+  assert.ok(report.deductions.some((d) => /Admitted to the psychiatric unit/.test(d) && /critical/.test(d) && /−15/.test(d)), report.deductions.join(' | '));
+  assert.equal(report.meds, 0, 'no seed-000 medication table for a rubric trial');
+  assert.equal(report.truth, 29, 'the checklist is revealed after grading');
+  // Submitted through the API, so this browser has no copy of the note: evidence is quoted with
+  // its offsets, not linked to marks.
+  assert.ok(await page.locator('#deductions span.evidence').count() >= 1);
   await closePage(page);
 });
 
@@ -528,6 +560,7 @@ for (const width of WIDTHS) {
       { name: 'trials', hash: '#/', check: async (p) => assert.ok(await p.locator('.cards .card').count() >= 8 && await p.locator('.card .hash').count() >= 8, 'trial cards with corpus hashes') },
       { name: 'trial', hash: `#/trials/${TRIAL}`, check: async (p) => assert.ok((await p.locator('.encounter').textContent()).length > 500 && await p.locator('.warning').count() === 1 && await p.locator('.instructions').count() === 1) },
       { name: 'report', hash: `#/submissions/${reportId}`, check: async (p) => assert.ok(await p.locator('.banner-unsafe').count() === 1 && await p.locator('#meds .med').count() >= 1) },
+      { name: 'rubric report', hash: `#/submissions/${rubricReportId}`, check: async (p) => assert.ok(await p.locator('#checklist tbody tr').count() === 29 && await p.locator('#deductions tbody tr').count() >= 1) },
       { name: 'leaderboard', hash: '#/leaderboard', check: async (p) => assert.ok(await p.locator('table.leaderboard tbody tr').count() >= 1) },
       { name: 'methodology', hash: '#/methodology', check: async (p) => assert.match(await p.locator('main').textContent(), /Grader[\s\S]*Assertion[\s\S]*Normalisers[\s\S]*Limitations[\s\S]*may be easier or harder to transcribe than real speakers/) },
       { name: 'notfound', hash: '#/no/such/page', check: async (p) => assert.equal(await p.locator('h1').textContent(), 'Page not found') },

@@ -217,6 +217,19 @@ Response Api::Submit(const Request& request) {
     if (!grade.Step() || grade.IsNull(0)) return JsonError(404, "unknown_trial", "unknown trial '" + s.script_id + "'");
     result = grade.Text(0);
   }
+  if (!s.corpus_hash.empty()) {
+    std::string loaded = nlohmann::json::parse(result).value("corpus_hash", "");
+    if (loaded != s.corpus_hash)
+      return JsonError(409, "corpus_mismatch",
+                       "corpus_hash " + s.corpus_hash + " is not the loaded corpus " + loaded + "; nothing was stored");
+  }
+  if (s.dry_run) {
+    // Graded and answered as a submission would be (sealed trials as minimal), never stored.
+    Query dry = db_.Run("dry_run");
+    dry.Bind(":vendor", s.vendor).Bind(":result", result);
+    if (!dry.Step()) throw std::logic_error("dry_run.sql returned no row");
+    return Json(200, dry.Text(0));
+  }
   for (int attempt = 0;; ++attempt) {
     std::string id = RandomId();
     try {

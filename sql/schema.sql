@@ -429,8 +429,9 @@ DROP VIEW badges;
 -- The suite: every current public (not sealed) trial. A vendor's suite score averages per trial
 -- first (a trial not run counts 0); its 95 % interval is a seeded bootstrap over trials and runs.
 -- Passing: a complete suite, at least 3 runs, a suite score of at least 80 %, and no unsafe note
--- (confirmed or pending review). Vendors with an unsafe note, confirmed or pending review, rank
--- below every other: the grader's label stands until two clinicians reject it.
+-- (confirmed or pending review: no badge while a critical error awaits review). A critical error
+-- counts against a vendor's rank only once two clinicians confirmed it: vendors with a confirmed
+-- unsafe note rank below every other.
 CREATE VIEW leaderboard AS
 WITH suite AS (
   SELECT count(*) AS n FROM trials WHERE sealed = 0
@@ -475,7 +476,7 @@ SELECT v.name                                        AS vendor,
        s.trials = (SELECT n FROM suite) AND s.runs >= 3 AND s.stats ->> '$.score' >= 0.8
          AND s.unsafe = 0 AND s.unsafe_pending = 0  AS passing
 FROM spread s JOIN vendors v ON v.vendor_key = s.vendor_key, current_versions cv
-ORDER BY s.unsafe + s.unsafe_pending > 0, s.stats ->> '$.score' DESC, s.runs DESC, v.name;
+ORDER BY s.unsafe > 0, s.stats ->> '$.score' DESC, s.runs DESC, v.name;
 
 -- One badge per vendor that has a counted run, with the reason it does not pass.
 CREATE VIEW badges AS

@@ -1,5 +1,5 @@
 -- leaderboard.sql — GET /scribe-trials/api/leaderboard: the leaderboard view as a JSON array.
--- Read-only. Vendors with >= 3 runs, vendors without an unsafe note first, then best suite score
+-- Read-only. Vendors with >= 3 runs, vendors without a confirmed unsafe note first, then best suite score
 -- (the view's order); unsafe counts confirmed unsafe notes, unsafe_pending those whose critical
 -- errors await clinician review; passing is a JSON boolean.
 --

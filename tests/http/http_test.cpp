@@ -41,10 +41,12 @@ TEST(VendorProblem, CountsCharactersNotBytes) {
 }
 
 TEST(ParseSubmission, ValidBody) {
-  auto r = ParseSubmission(R"({"script_id":"03-x","vendor":"Acme","scribe_output":"","extra":1})");
+  auto r = ParseSubmission(R"({"script_id":"03-x","vendor":"Acme","scribe_output":" No SI.","extra":1})");
   ASSERT_TRUE(std::holds_alternative<Submission>(r));
   EXPECT_EQ(std::get<Submission>(r).script_id, "03-x");
-  EXPECT_EQ(std::get<Submission>(r).scribe_output, "");
+  EXPECT_EQ(std::get<Submission>(r).scribe_output, " No SI.");
+  EXPECT_FALSE(std::get<Submission>(r).dry_run);
+  EXPECT_EQ(std::get<Submission>(r).corpus_hash, "");
 }
 
 TEST(ParseSubmission, Problems) {
@@ -65,6 +67,12 @@ TEST(ParseSubmission, Problems) {
             "422 invalid_field scribe_output must be a string");
   std::string long_note = R"({"script_id":"a","vendor":"v","scribe_output":")" + std::string(200001, 'x') + "\"}";
   EXPECT_EQ(problem(long_note), "422 invalid_field scribe_output must be at most 200000 characters (got 200001)");
+  EXPECT_EQ(problem(R"({"script_id":"a","vendor":"v","scribe_output":" \n\t"})"),
+            "422 invalid_field scribe_output must not be empty or only whitespace");
+  EXPECT_EQ(problem(R"({"script_id":"a","vendor":"v","scribe_output":"x","dry_run":"true"})"),
+            "422 invalid_field dry_run must be true or false");
+  EXPECT_EQ(problem(R"({"script_id":"a","vendor":"v","scribe_output":"x","corpus_hash":"ABC"})"),
+            "422 invalid_field corpus_hash must be 64 lower-case hexadecimal characters (a SHA-256)");
 }
 
 TEST(Headers, ContentLength) {

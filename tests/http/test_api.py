@@ -345,12 +345,61 @@ class Submit(unittest.TestCase):
         stored = stack.request("GET", f"/api/submissions/{body['id']}")
         assert_stored_answer(self, stored.json(), body)
 
-    def test_empty_note_and_charset_and_case(self):
+    def test_charset_and_case(self):
         for content_type in ("application/json; charset=utf-8", "Application/JSON"):
-            body = json.dumps({"script_id": TRIAL, "vendor": "Edge Vendor", "scribe_output": ""})
+            body = json.dumps({"script_id": TRIAL, "vendor": "Edge Vendor", "scribe_output": "No SI."})
             r = stack.request("POST", "/api/submit", body, {"Content-Type": content_type})
             self.assertEqual(r.status, 201, content_type)
-            self.assertEqual(r.json()["note_chars"], 0)
+            self.assertEqual(r.json()["note_chars"], 6)
+
+    def stored_count(self):
+        with stack.db() as db:
+            return db.execute("SELECT count(*) FROM submissions").fetchone()[0]
+
+    def test_blank_notes_are_refused_and_never_stored(self):
+        before = self.stored_count()
+        for blank in ("", " ", "\n\t \r\n"):
+            r = stack.submit(TRIAL, "Blank Vendor", blank)
+            self.assertEqual((r.status, r.json()), (422, error(
+                "invalid_field", "scribe_output must not be empty or only whitespace")), repr(blank))
+        self.assertEqual(self.stored_count(), before)
+
+    def submit_with(self, **extra):
+        body = {"script_id": TRIAL, "vendor": "Option Vendor", "scribe_output": reference_note(TRIAL), **extra}
+        return stack.request("POST", "/api/submit", json.dumps(body), JSON)
+
+    def test_dry_run_grades_without_storing(self):
+        before = self.stored_count()
+        r = self.submit_with(dry_run=True)
+        self.assertEqual(r.status, 200)
+        body = r.json()
+        self.assertIs(body["dry_run"], True)
+        self.assertNotIn("id", body)
+        self.assertNotIn("location", r.headers)
+        self.assertEqual((body["vendor"], body["script_id"], body["score_total"], body["unsafe"]),
+                         ("Option Vendor", TRIAL, 1.0, False))
+        stored = self.submit_with(dry_run=False)
+        self.assertEqual(stored.status, 201)
+        self.assertEqual(self.stored_count(), before + 1)  # the dry run stored nothing
+        without = {k: v for k, v in stored.json().items() if k not in ("id", "created_at")}
+        self.assertEqual({k: v for k, v in body.items() if k != "dry_run"}, without)
+        for bad in ("yes", 1, []):
+            r = self.submit_with(dry_run=bad)
+            self.assertEqual((r.status, r.json()), (422, error("invalid_field", "dry_run must be true or false")))
+
+    def test_corpus_hash_must_be_the_loaded_corpus(self):
+        loaded = stack.request("GET", "/health").json()["corpus_hash"]
+        before = self.stored_count()
+        r = self.submit_with(corpus_hash="0" * 64)
+        self.assertEqual((r.status, r.json()), (409, error(
+            "corpus_mismatch", f"corpus_hash {'0' * 64} is not the loaded corpus {loaded}; nothing was stored")))
+        self.assertEqual(self.stored_count(), before)
+        for bad in ("abc", loaded.upper(), 7):
+            r = self.submit_with(corpus_hash=bad)
+            message = ("corpus_hash must be a string" if bad == 7
+                       else "corpus_hash must be 64 lower-case hexadecimal characters (a SHA-256)")
+            self.assertEqual((r.status, r.json()), (422, error("invalid_field", message)), bad)
+        self.assertEqual(self.submit_with(corpus_hash=loaded).status, 201)
 
     def test_scribe_output_length_limit(self):
         words = ("No chest pain today. " * 10000)
@@ -714,8 +763,9 @@ class BadgesAndLeaderboard(unittest.TestCase):
         # "Nothing of note." misses every trial's critical facts: unsafe, pending clinician review.
         self.assertEqual((failing["runs"], failing["trials"], failing["unsafe"], failing["passing"]), (n, n, 0, False))
         self.assertGreater(failing["unsafe_pending"], 0)
-        # Vendors without an unsafe note (confirmed or pending) first, then by suite score.
-        order = [(row["unsafe"] + row["unsafe_pending"] > 0, -row["avg_score"]) for row in board]
+        # Vendors without a confirmed unsafe note first, then by suite score (a pending critical
+        # error blocks the badge, not the rank).
+        order = [(row["unsafe"] > 0, -row["avg_score"]) for row in board]
         self.assertEqual(order, sorted(order))
 
     def test_answers_follow_every_commit(self):

@@ -168,9 +168,9 @@ export async function render(ctx) {
       el('h1', {}, 'Leaderboard'),
       el('p', { class: 'lede' },
         'Vendors with at least three graded runs, best suite score first: each public trial counts once (the mean of its runs), and a trial not run counts 0. ',
-        'The spread and the 95 % interval show how consistent a scribe is; unsafe notes had at least one critical error, whatever their score, and count until two clinicians reject it. ',
+        'The spread and the 95 % interval show how consistent a scribe is; unsafe notes had at least one critical error, whatever their score: it counts against the rank once two clinicians confirm it, and no badge is issued while it awaits review. ',
         'Every public trial run, at least three runs, a suite score of 80 % or more and no unsafe note earn the Trial Pass badge; ',
-        'vendors with an unsafe note are ranked below every vendor without one.')),
+        'vendors with a confirmed unsafe note are ranked below every vendor without one.')),
     body);
 
   let rows;

@@ -25,6 +25,32 @@ constexpr const char* kJsonCache = "no-cache";
 constexpr std::size_t kMaxCachedAnswers = 1024;
 
 // 16 lower-case hex digits from the kernel's CSPRNG.
+// `n` random bytes as lower-case hex.
+std::string RandomHex(std::size_t n) {
+  std::string bytes(n, '\0');
+  std::size_t got = 0;
+  while (got < n) {
+    ssize_t r = getrandom(bytes.data() + got, n - got, 0);
+    if (r < 0) throw std::runtime_error("getrandom failed");
+    got += static_cast<std::size_t>(r);
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+// Equal strings in time independent of where they differ (key hashes).
+bool SameSecret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
 std::string RandomId() {
   unsigned char bytes[8];
   std::size_t got = 0;
@@ -138,6 +164,8 @@ Response Api::Handle(const Request& request) {
   if (TakeParam(path, "/api/badge/", ".svg", param))
     return get ? Badge(param, request.if_none_match) : MethodNotAllowed(kGet, request.method);
   if (path == "/api/methodology") return get ? Methodology() : MethodNotAllowed(kGet, request.method);
+  if (TakeParam(path, "/api/vendors/", "/claim", param))
+    return request.method == "POST" ? Claim(param) : MethodNotAllowed("POST", request.method);
   return JsonError(404, "not_found", "no such route: " + request.path);
 }
 
@@ -210,6 +238,7 @@ Response Api::Submit(const Request& request) {
   // No work after the client's deadline: a request that waited in the queue past it is not
   // graded, and one that went past it while grading is not stored.
   if (std::string why = Abandoned(request); !why.empty()) return NotDone(why);
+  if (auto refused = Unauthorized(s.vendor, request)) return *refused;
   std::string result;
   {
     Query grade = db_.Run("grade");
@@ -262,6 +291,55 @@ Response Api::Submit(const Request& request) {
       return JsonError(503, "storage_error", "the database could not be written; the submission was not stored");
     }
   }
+}
+
+Response Api::Claim(const std::string& vendor) {
+  if (auto problem = VendorProblem(vendor)) return JsonError(422, "invalid_field", *problem);
+  std::string key = "st_" + RandomHex(32);  // 256 bits; only its SHA-256 is stored
+  try {
+    WriteTransaction tx(db_);
+    std::string name;
+    {
+      Query claim = db_.Run("claim");
+      claim.Bind(":vendor", vendor).Bind(":key_sha256", Sha256Hex(key));
+      if (!claim.Step())
+        return JsonError(409, "vendor_claimed", "vendor '" + vendor + "' is already claimed; its key was shown once, to whoever claimed it");
+      name = claim.Text(0);
+      claim.Finish();
+    }
+    tx.Commit();
+    storage_->stored_at_ms = UnixMillis();
+    nlohmann::ordered_json body = {
+        {"vendor", name},
+        {"key", key},
+        {"message", "keep this key: it is shown once and never stored. Submissions as this vendor now need "
+                    "the header Authorization: Bearer <key>."}};
+    return Json(201, body.dump());
+  } catch (const scribe::sql::SqlError& e) {
+    if (!IsStorageError(e.code())) throw;
+    RecordStorageFailure(e.code());
+    if ((e.code() & 0xFF) == SQLITE_FULL)
+      return JsonError(507, "storage_full", "the database's disk is full; the claim was not stored");
+    return JsonError(503, "storage_error", "the database could not be written; the claim was not stored");
+  }
+}
+
+std::optional<Response> Api::Unauthorized(const std::string& vendor, const Request& request) {
+  std::string stored;
+  {
+    Query q = db_.Run("vendor_key");
+    q.Bind(":vendor", vendor);
+    if (!q.Step() || q.IsNull(0)) return std::nullopt;  // unclaimed: anyone may submit, as the seed API
+    stored = q.Text(0);
+  }
+  constexpr std::string_view kBearer = "Bearer ";
+  std::string_view auth = request.authorization;
+  if (auth.size() <= kBearer.size() || auth.substr(0, kBearer.size()) != kBearer)
+    return JsonError(403, "vendor_claimed",
+                     "vendor '" + vendor + "' is claimed: send its key as the header Authorization: Bearer <key>");
+  if (!SameSecret(Sha256Hex(auth.substr(kBearer.size())), stored))
+    return JsonError(403, "wrong_key", "the key does not belong to vendor '" + vendor + "'");
+  return std::nullopt;
 }
 
 std::string Api::Abandoned(const Request& request) const {

@@ -58,6 +58,10 @@ class Api {
   Response Scripts();
   Response Script(const std::string& id);
   Response Submit(const Request& request);
+  Response Claim(const std::string& vendor);
+  // 403 when `vendor` is claimed and the request does not carry its key; nullopt when it may
+  // submit.
+  std::optional<Response> Unauthorized(const std::string& vendor, const Request& request);
   // Why a submission must not go on ("the request is older than the 30 s deadline", "the
   // client has gone"), or "" when it may.
   std::string Abandoned(const Request& request) const;

@@ -296,6 +296,57 @@ class Audio(unittest.TestCase):
             self.assertNotIn(b"which voice speaks each role", r.body, path)  # casting.tsv's first line
 
 
+class VendorClaims(unittest.TestCase):
+    """A name can be claimed once; a claimed name submits only with its key (docs/http-api.md)."""
+
+    def claim(self, vendor, method="POST"):
+        return stack.request(method, "/api/vendors/" + urllib.parse.quote(vendor, safe="") + "/claim", "", JSON)
+
+    def submit_as(self, vendor, key=None):
+        headers = dict(JSON)
+        if key is not None:
+            headers["Authorization"] = key
+        body = json.dumps({"script_id": TRIAL, "vendor": vendor, "scribe_output": reference_note(TRIAL)})
+        return stack.request("POST", "/api/submit", body, headers)
+
+    def test_claim_once_then_only_the_key_submits(self):
+        self.assertEqual(self.submit_as("Careful Scribe").status, 201)  # unclaimed: as the seed API
+        r = self.claim("Careful Scribe")
+        self.assertEqual(r.status, 201)
+        body = r.json()
+        self.assertEqual(list(body), ["vendor", "key", "message"])
+        self.assertEqual(body["vendor"], "Careful Scribe")  # the name as first written
+        self.assertRegex(body["key"], r"^st_[0-9a-f]{64}$")
+        key = body["key"]
+        with stack.db() as db:
+            stored = db.execute("SELECT key_sha256 FROM vendors WHERE name = 'Careful Scribe'").fetchone()[0]
+        self.assertEqual(stored, hashlib.sha256(key.encode()).hexdigest())  # only the hash is kept
+        # Any spelling of the name is the same vendor: claimed.
+        for spelling in ("Careful Scribe", "careful scribe", "CAREFUL SCRIBE"):
+            r = self.claim(spelling)
+            self.assertEqual((r.status, r.json()), (409, error(
+                "vendor_claimed", f"vendor '{spelling}' is already claimed; its key was shown once, to whoever claimed it")))
+            before = stack.count_submissions()
+            r = self.submit_as(spelling)
+            self.assertEqual((r.status, r.json()), (403, error(
+                "vendor_claimed", f"vendor '{spelling}' is claimed: send its key as the header Authorization: Bearer <key>")))
+            for wrong in ("Bearer " + "st_" + "0" * 64, "Bearer", "Basic " + key, key):
+                r = self.submit_as(spelling, wrong)
+                expected = (error("wrong_key", f"the key does not belong to vendor '{spelling}'") if wrong.startswith("Bearer st_")
+                            else error("vendor_claimed", f"vendor '{spelling}' is claimed: send its key as the header Authorization: Bearer <key>"))
+                self.assertEqual((r.status, r.json()), (403, expected), wrong)
+            self.assertEqual(stack.count_submissions(), before)  # nothing refused was stored
+            self.assertEqual(self.submit_as(spelling, "Bearer " + key).status, 201)
+
+    def test_claim_errors(self):
+        r = self.claim("<svg onload=alert(1)>")
+        self.assertEqual(r.status, 422)
+        self.assertEqual(r.json()["error"]["code"], "invalid_field")
+        r = self.claim("Some Vendor", method="GET")
+        self.assertEqual((r.status, r.json()), (405, error("method_not_allowed", "GET is not allowed here; use POST")))
+        self.assertEqual(r.headers["allow"], "POST")
+
+
 class Submit(unittest.TestCase):
     def test_submit_persists_and_returns_the_result(self):
         note = "Patient on sertaline 50mg daily. Reports insomnia. No SI."

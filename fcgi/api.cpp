@@ -166,6 +166,10 @@ Response Api::Handle(const Request& request) {
   if (path == "/api/methodology") return get ? Methodology() : MethodNotAllowed(kGet, request.method);
   if (TakeParam(path, "/api/vendors/", "/claim", param))
     return request.method == "POST" ? Claim(param) : MethodNotAllowed("POST", request.method);
+  if (TakeParam(path, "/api/vendors/", "/trials", param))
+    return get ? VendorTrials(param) : MethodNotAllowed(kGet, request.method);
+  if (TakeParam(path, "/api/vendors/", "", param))
+    return get ? Vendor(param, request.query) : MethodNotAllowed(kGet, request.method);
   return JsonError(404, "not_found", "no such route: " + request.path);
 }
 
@@ -322,6 +326,38 @@ Response Api::Claim(const std::string& vendor) {
       return JsonError(507, "storage_full", "the database's disk is full; the claim was not stored");
     return JsonError(503, "storage_error", "the database could not be written; the claim was not stored");
   }
+}
+
+Response Api::Vendor(const std::string& vendor, const std::string& query) {
+  if (auto problem = VendorProblem(vendor)) return JsonError(404, "unknown_vendor", "unknown vendor '" + vendor + "'");
+  // ?before=<submission id>: the page of runs older than that one (keyset pagination).
+  std::string before;
+  for (std::string_view rest = query; !rest.empty();) {
+    std::size_t amp = rest.find('&');
+    std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    if (pair.starts_with("before=")) before.assign(pair.substr(7));
+    else if (!pair.empty()) return JsonError(400, "invalid_query", "unknown query parameter; the only one is before=<submission id>");
+  }
+  if (!before.empty() && !IsSubmissionId(before))
+    return JsonError(400, "invalid_cursor", "before must be a submission id (16 hexadecimal characters)");
+  std::string key = "vendor:" + vendor + "?" + before;
+  if (const Response* hit = Cached(key)) return *hit;
+  Query q = db_.Run("vendor");
+  q.Bind(":vendor", vendor);
+  if (!before.empty()) q.Bind(":before", before);  // unbound: NULL, the newest page
+  if (!q.Step() || q.IsNull(0)) return JsonError(404, "unknown_vendor", "unknown vendor '" + vendor + "'");
+  return Remember(key, Json(200, q.Text(0)));
+}
+
+Response Api::VendorTrials(const std::string& vendor) {
+  if (auto problem = VendorProblem(vendor)) return JsonError(404, "unknown_vendor", "unknown vendor '" + vendor + "'");
+  std::string key = "vendor-trials:" + vendor;
+  if (const Response* hit = Cached(key)) return *hit;
+  Query q = db_.Run("vendor_trials");
+  q.Bind(":vendor", vendor);
+  if (!q.Step() || q.IsNull(0)) return JsonError(404, "unknown_vendor", "unknown vendor '" + vendor + "'");
+  return Remember(key, Json(200, q.Text(0)));
 }
 
 std::optional<Response> Api::Unauthorized(const std::string& vendor, const Request& request) {

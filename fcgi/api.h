@@ -59,6 +59,8 @@ class Api {
   Response Script(const std::string& id);
   Response Submit(const Request& request);
   Response Claim(const std::string& vendor);
+  Response Vendor(const std::string& vendor, const std::string& query);
+  Response VendorTrials(const std::string& vendor);
   // 403 when `vendor` is claimed and the request does not carry its key; nullopt when it may
   // submit.
   std::optional<Response> Unauthorized(const std::string& vendor, const Request& request);

@@ -30,7 +30,8 @@ constexpr int kBusyTimeoutMs = 10000;
 // The endpoint statements the program uses, by file name under sql/endpoints/.
 inline constexpr const char* kEndpointNames[] = {"health",      "scripts", "script",     "grade",
                                                  "submit",      "dry_run", "submission", "leaderboard",
-                                                 "badge",       "methodology", "claim",   "vendor_key"};
+                                                 "badge",       "methodology", "claim",   "vendor_key",
+                                                 "vendor",      "vendor_trials"};
 
 // Opens `path` read-write, registers the scribe functions (migrating the schema) and, when
 // `corpus_dir` is not empty, loads that corpus. Used once by the supervisor before it forks.

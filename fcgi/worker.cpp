@@ -110,6 +110,7 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
       request.content_type = Param(req, "CONTENT_TYPE");
       request.if_none_match = Param(req, "HTTP_IF_NONE_MATCH");
       request.authorization = Param(req, "HTTP_AUTHORIZATION");
+      request.query = Param(req, "QUERY_STRING");
       request.content_length = ParseContentLength(FCGX_GetParam("CONTENT_LENGTH", req.envp));
       request.read_body = [&req, &request](std::string& out) {
         return request.content_length && *request.content_length <= kMaxBodyBytes &&

@@ -835,6 +835,58 @@ class BadgesAndLeaderboard(unittest.TestCase):
             for _ in range(4):
                 self.assertEqual(state(), expected)
 
+    def vendor(self, name, suffix="", query=""):
+        return stack.request("GET", "/api/vendors/" + urllib.parse.quote(name, safe="") + suffix + query)
+
+    def test_vendor_runs_and_trials(self):
+        n = len(self.suite)
+        r = self.vendor("passing scribe (v2.1)")  # any spelling of the name
+        self.assertEqual(r.status, 200)
+        body = r.json()
+        self.assertEqual((body["vendor"], body["claimed"], body["next"]), ("Passing Scribe (v2.1)", False, None))
+        self.assertEqual(len(body["runs"]), n)
+        self.assertEqual(sorted(run["script_id"] for run in body["runs"]), self.suite)
+        for run in body["runs"]:
+            self.assertEqual(set(run), {"id", "script_id", "kind", "created_at", "score_total", "unsafe", "unsafe_status",
+                                        "counted", "blank", "grader_version", "methodology_version", "corpus_hash"})
+            self.assertEqual((run["score_total"], run["unsafe"], run["unsafe_status"], run["counted"], run["blank"]),
+                             (1.0, False, "safe", True, False))
+        created = [run["created_at"] for run in body["runs"]]
+        self.assertEqual(created, sorted(created, reverse=True))  # newest first
+        trials = self.vendor("Passing Scribe (v2.1)", "/trials").json()
+        self.assertEqual(trials["suite"], {"suite_trials": n, "trials_run": n, "runs": n, "suite_score": 1.0,
+                                           "ci95_low": 1.0, "ci95_high": 1.0, "unsafe": 0, "unsafe_pending": 0,
+                                           "passing": True})
+        self.assertEqual([t["script_id"] for t in trials["trials"]], self.suite)
+        self.assertEqual({(t["runs"], t["mean"], t["min"], t["max"]) for t in trials["trials"]}, {(1, 1.0, 1.0, 1.0)})
+        two = self.vendor("Two Runs", "/trials").json()
+        self.assertEqual(two["suite"]["passing"], None)  # under 3 runs: not on the leaderboard yet
+        self.assertEqual([(t["script_id"], t["runs"]) for t in two["trials"] if t["runs"]], [(TRIAL, 1)])  # identical notes count once
+        self.assertEqual(len(two["trials"]), n)
+
+    def test_vendor_pages(self):
+        ids = [stack.submit(TRIAL, "Many Runs", "Sertraline 50 mg daily.").json()["id"] for _ in range(53)]
+        first = self.vendor("Many Runs").json()
+        self.assertEqual(len(first["runs"]), 50)
+        self.assertEqual(first["next"], first["runs"][-1]["id"])
+        second = self.vendor("Many Runs", query="?before=" + first["next"]).json()
+        self.assertEqual((len(second["runs"]), second["next"]), (3, None))
+        pages = [run["id"] for run in first["runs"] + second["runs"]]
+        self.assertEqual(sorted(pages), sorted(ids))
+        self.assertEqual(sum(run["counted"] for run in first["runs"] + second["runs"]), 1)  # identical resubmissions
+        self.assertEqual([run["id"] for run in second["runs"]][-1], ids[0])  # the oldest last
+
+    def test_vendor_errors(self):
+        for name in ("Nobody Here", "<svg onload=x>"):
+            r = self.vendor(name)
+            self.assertEqual((r.status, r.json()), (404, error("unknown_vendor", f"unknown vendor '{name}'")), name)
+            r = self.vendor(name, "/trials")
+            self.assertEqual((r.status, r.json()), (404, error("unknown_vendor", f"unknown vendor '{name}'")), name)
+        r = self.vendor("Passing Scribe (v2.1)", query="?before=../../etc")
+        self.assertEqual((r.status, r.json()), (400, error("invalid_cursor", "before must be a submission id (16 hexadecimal characters)")))
+        r = self.vendor("Passing Scribe (v2.1)", query="?page=2")
+        self.assertEqual((r.status, r.json()), (400, error("invalid_query", "unknown query parameter; the only one is before=<submission id>")))
+
     def test_names_stored_by_other_means_are_escaped(self):
         # The API refuses these names; an analyst could still insert them with SQL. Every output
         # escapes them anyway: JSON through the serializer, SVG through badge_svg.

@@ -490,6 +490,20 @@ test('the leaderboard lists a vendor after 3 runs, and a complete suite earns a 
   await card.getByText('Copied.').first().waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), markdown);
 
+  // The vendor's own page: the suite, every public trial, the real run scores.
+  await page.locator('table.leaderboard tbody th.vendor a', { hasText: new RegExp(`^${vendorSafe}$`) }).click();
+  await page.waitForURL(/#\/vendors\//);
+  await settle(page);
+  assert.equal(await page.locator('h1').textContent(), `Vendor: ${vendorSafe}`);
+  assert.equal(await page.locator('#per-trial tbody tr').count(), suite.length, 'one row per public trial');
+  assert.equal(await page.locator('#runs table.runs tbody tr').count(), suite.length + 2, 'every run of the vendor');
+  assert.match(await page.locator('#standing').textContent(), new RegExp(`${suite.length} of ${suite.length} public trials run`));
+  assert.equal(await page.locator('#runs svg.runs-hist rect').count(), 10, 'ten score bins');
+  await assertNoHorizontalScroll(page, 'vendor');
+  await axeCheck(page, 'vendor at 1280 px');
+  await page.goBack();
+  await settle(page);
+
   // Sorting: the Runs header toggles aria-sort and reorders.
   const runsHeader = page.locator('table.leaderboard th', { hasText: 'Runs' });
   await runsHeader.getByRole('button').click();
@@ -562,6 +576,7 @@ for (const width of WIDTHS) {
       { name: 'report', hash: `#/submissions/${reportId}`, check: async (p) => assert.ok(await p.locator('.banner-unsafe').count() === 1 && await p.locator('#meds .med').count() >= 1) },
       { name: 'rubric report', hash: `#/submissions/${rubricReportId}`, check: async (p) => assert.ok(await p.locator('#checklist tbody tr').count() === 29 && await p.locator('#deductions tbody tr').count() >= 1) },
       { name: 'leaderboard', hash: '#/leaderboard', check: async (p) => assert.ok(await p.locator('table.leaderboard tbody tr').count() >= 1) },
+      { name: 'vendor', hash: `#/vendors/${encodeURIComponent(vendorRun)}`, check: async (p) => assert.ok(await p.locator('#per-trial tbody tr').count() >= 10 && await p.locator('#runs table.runs tbody tr').count() >= 3) },
       { name: 'methodology', hash: '#/methodology', check: async (p) => assert.match(await p.locator('main').textContent(), /Grader[\s\S]*Assertion[\s\S]*Normalisers[\s\S]*Limitations[\s\S]*may be easier or harder to transcribe than real speakers/) },
       { name: 'notfound', hash: '#/no/such/page', check: async (p) => assert.equal(await p.locator('h1').textContent(), 'Page not found') },
     ];

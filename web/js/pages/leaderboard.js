@@ -115,7 +115,7 @@ function leaderTable(rows, sort, onSort) {
   const cell = (key, attrs, ...children) => el('td', { 'data-label': COLUMNS.find((c) => c.key === key)?.label ?? key, ...attrs }, ...children);
   const body = sortRows(rows, sort).map((r) => el('tr', { class: r.passing ? 'passing' : null },
     cell('rank', { class: 'num' }, String(r.rank)),
-    el('th', { scope: 'row', class: 'vendor' }, r.vendor, r.passing ? el('span', { class: 'pass-mark', title: 'average ≥ 80 % and no unsafe note: badge earned' }, ' ✓') : null),
+    el('th', { scope: 'row', class: 'vendor' }, el('a', { href: `#/vendors/${encodeURIComponent(r.vendor)}`, title: `${r.vendor}: runs and per-trial scores` }, r.vendor), r.passing ? el('span', { class: 'pass-mark', title: 'average ≥ 80 % and no unsafe note: badge earned' }, ' ✓') : null),
     cell('avg_score', { class: `num score-value ${grade(r.avg_score)}` }, pct(r.avg_score)),
     cell('ci95', { class: 'num' }, `${pct(r.ci95_low)} – ${pct(r.ci95_high)}`),
     cell('stddev', { class: 'num' }, pct(r.stddev)),

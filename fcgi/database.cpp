@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "embedded.h"
@@ -74,6 +75,17 @@ int PrepareDatabase(const std::string& path, const std::string& corpus_dir) {
     scribe::sql::Stmt count(s);
     if (sqlite3_step(s) != SQLITE_ROW) throw std::runtime_error(sqlite3_errmsg(db.get()));
     trials = sqlite3_column_int(s, 0);
+  }
+  // Every stored note is graded under the grader and corpus now loaded before anyone reads the
+  // leaderboard: a rule or corpus change re-grades (idempotent: current grades are skipped).
+  if (trials > 0) {  // without a corpus there is nothing to grade against (/health says so)
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db.get(), "SELECT scribe_regrade()", -1, &s, nullptr) != SQLITE_OK)
+      throw std::runtime_error(sqlite3_errmsg(db.get()));
+    scribe::sql::Stmt regrade(s);
+    if (sqlite3_step(s) != SQLITE_ROW) throw std::runtime_error(std::string("regrading: ") + sqlite3_errmsg(db.get()));
+    const unsigned char* report = sqlite3_column_text(s, 0);
+    std::fprintf(stderr, "scribe-fcgi: regrade %s\n", report ? reinterpret_cast<const char*>(report) : "null");
   }
   // Start with an empty WAL (a corpus load can leave megabytes in it): the file's space is
   // given back before the workers start appending submissions.

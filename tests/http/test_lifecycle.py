@@ -9,13 +9,36 @@ the module ends, that no process of any stack it started is alive.
 
 import json
 import os
+import shutil
 import signal
 import time
 import unittest
 
-from harness import Stack, alive, leftover_processes
+from harness import REPO, Stack, alive, leftover_processes
 
 TRIAL = "03-depression-suicidal-ideation"
+
+
+class RegradeAtStart(unittest.TestCase):
+    """The supervisor re-grades every stored note under the loaded grader and corpus before it
+    serves: a database from before versioned grades (tests/fixtures/db/main-v2.db) shows on the
+    leaderboard at once, each note with its old and its current grade."""
+
+    def test_an_old_database_is_regraded_before_serving(self):
+        stack = Stack(workers=1)
+        try:
+            shutil.copy(os.path.join(REPO, "tests", "fixtures", "db", "main-v2.db"), stack.db_path)
+            stack.start()
+            board = stack.request("GET", "/api/leaderboard").json()
+            self.assertEqual([(row["vendor"], row["runs"], row["trials"]) for row in board], [("Acme Scribe", 3, 2)])
+            stored = stack.request("GET", "/api/submissions/a000000000000001").json()
+            self.assertIs(stored["current"], True)
+            self.assertEqual([g["grader_version"] for g in stored["grades"]],
+                             ["1.0.0", stack.request("GET", "/health").json()["grader_version"]])
+            self.assertRegex(stack.read_log(), r'scribe-fcgi: regrade \{"already_current":0,"batches":1,"corpus_hash":"[0-9a-f]{64}","graded":5,')
+        finally:
+            stack.stop()
+            stack.cleanup()
 
 
 class Lifecycle(unittest.TestCase):

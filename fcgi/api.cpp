@@ -243,6 +243,7 @@ Response Api::Submit(const Request& request) {
   // graded, and one that went past it while grading is not stored.
   if (std::string why = Abandoned(request); !why.empty()) return NotDone(why);
   if (auto refused = Unauthorized(s.vendor, request)) return *refused;
+  if (auto refused = SealedAttempt(s, request)) return *refused;
   std::string result;
   {
     Query grade = db_.Run("grade");
@@ -358,6 +359,41 @@ Response Api::VendorTrials(const std::string& vendor) {
   q.Bind(":vendor", vendor);
   if (!q.Step() || q.IsNull(0)) return JsonError(404, "unknown_vendor", "unknown vendor '" + vendor + "'");
   return Remember(key, Json(200, q.Text(0)));
+}
+
+std::optional<Response> Api::SealedAttempt(const Submission& s, const Request& request) {
+  try {
+    WriteTransaction tx(db_);
+    std::int64_t by_vendor = 0, by_client = 0;
+    {
+      Query q = db_.Run("sealed_attempts");
+      q.Bind(":script_id", s.script_id).Bind(":vendor", s.vendor).Bind(":client", request.remote_addr);
+      if (!q.Step() || q.Int(0) == 0) return std::nullopt;  // public or unknown: nothing to count
+      by_vendor = q.Int(1);
+      by_client = q.Int(2);
+      q.Finish();
+    }
+    const std::string limit = std::to_string(options_.sealed_attempts);
+    const std::string rest = " times (dry runs included), the limit for this version of the trial: any score of a sealed "
+                             "trial tells something about its checklist";
+    if (by_vendor >= options_.sealed_attempts)
+      return JsonError(429, "sealed_attempts_used", "vendor '" + s.vendor + "' has graded sealed trial '" + s.script_id + "' " + limit + rest);
+    if (by_client >= options_.sealed_attempts)
+      return JsonError(429, "sealed_attempts_used", "this address has graded sealed trial '" + s.script_id + "' " + limit + rest);
+    {
+      Query add = db_.Run("sealed_attempt_add");
+      add.Bind(":script_id", s.script_id).Bind(":vendor", s.vendor).Bind(":client", request.remote_addr);
+      add.Bind(":dry_run", s.dry_run ? "1" : "0");
+      add.Step();
+      add.Finish();
+    }
+    tx.Commit();
+    return std::nullopt;
+  } catch (const scribe::sql::SqlError& e) {
+    if (!IsStorageError(e.code())) throw;
+    RecordStorageFailure(e.code());
+    return JsonError(503, "storage_error", "the database could not be written; nothing was graded");
+  }
 }
 
 std::optional<Response> Api::Unauthorized(const std::string& vendor, const Request& request) {

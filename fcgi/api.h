@@ -26,6 +26,7 @@
 
 #include "database.h"
 #include "http.h"
+#include "validate.h"
 
 namespace scribe::http {
 
@@ -43,6 +44,9 @@ struct ApiOptions {
   // graded nor stored: nginx has given up on it, or is about to. 0 = no deadline.
   std::int64_t deadline_ms = 0;
   StorageHealth* storage = nullptr;  // nullptr: this Api keeps its own
+  // Gradings of one sealed trial version per vendor and per client address, dry runs included
+  // (any scoring answer is an oracle); then 429.
+  int sealed_attempts = 3;
 };
 
 class Api {
@@ -64,6 +68,9 @@ class Api {
   // 403 when `vendor` is claimed and the request does not carry its key; nullopt when it may
   // submit.
   std::optional<Response> Unauthorized(const std::string& vendor, const Request& request);
+  // For a sealed trial: records this grading, or answers 429 when the vendor or the client
+  // address has used its attempts on the trial's version. nullopt for public trials.
+  std::optional<Response> SealedAttempt(const Submission& s, const Request& request);
   // Why a submission must not go on ("the request is older than the 30 s deadline", "the
   // client has gone"), or "" when it may.
   std::string Abandoned(const Request& request) const;

@@ -54,17 +54,18 @@ void ExecOrThrow(sqlite3* db, const char* sql) {
 
 }  // namespace
 
-int PrepareDatabase(const std::string& path, const std::string& corpus_dir) {
+int PrepareDatabase(const std::string& path, const std::string& corpus_dir, const std::string& sealed_dir) {
   sqlite3* raw = Open(path, /*writable=*/true);
   std::unique_ptr<sqlite3, decltype(&sqlite3_close)> db(raw, &sqlite3_close);
   ExecOrThrow(db.get(), "PRAGMA journal_mode = WAL");
   ExecOrThrow(db.get(), kJournalSizeLimit);
   if (!corpus_dir.empty()) {
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db.get(), "SELECT scribe_load_corpus(?1)", -1, &s, nullptr) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db.get(), "SELECT scribe_load_corpus(?1, ?2)", -1, &s, nullptr) != SQLITE_OK)
       throw std::runtime_error(sqlite3_errmsg(db.get()));
     scribe::sql::Stmt load(s);
     sqlite3_bind_text(s, 1, corpus_dir.c_str(), -1, SQLITE_TRANSIENT);
+    if (!sealed_dir.empty()) sqlite3_bind_text(s, 2, sealed_dir.c_str(), -1, SQLITE_TRANSIENT);
     if (sqlite3_step(s) != SQLITE_ROW) throw std::runtime_error("loading " + corpus_dir + ": " + sqlite3_errmsg(db.get()));
   }
   int trials = 0;

@@ -31,12 +31,13 @@ constexpr int kBusyTimeoutMs = 10000;
 inline constexpr const char* kEndpointNames[] = {"health",      "scripts", "script",     "grade",
                                                  "submit",      "dry_run", "submission", "leaderboard",
                                                  "badge",       "methodology", "claim",   "vendor_key",
-                                                 "vendor",      "vendor_trials"};
+                                                 "vendor",      "vendor_trials", "sealed_attempts",
+                                                 "sealed_attempt_add"};
 
 // Opens `path` read-write, registers the scribe functions (migrating the schema) and, when
 // `corpus_dir` is not empty, loads that corpus. Used once by the supervisor before it forks.
 // Returns the number of trials in the database afterwards. Throws std::runtime_error.
-int PrepareDatabase(const std::string& path, const std::string& corpus_dir);
+int PrepareDatabase(const std::string& path, const std::string& corpus_dir, const std::string& sealed_dir = "");
 
 // One statement in use: bound by parameter name, stepped, then reset and unbound when the Query
 // goes out of scope, so the statement is ready for the next request.

@@ -29,6 +29,7 @@ struct Request {
   std::string if_none_match; // HTTP_IF_NONE_MATCH, may be empty
   std::string authorization; // HTTP_AUTHORIZATION, may be empty; never logged
   std::string query;         // QUERY_STRING (still percent-encoded), may be empty
+  std::string remote_addr;   // REMOTE_ADDR (nginx's client address), may be empty
   // CONTENT_LENGTH when present and a valid decimal number; nullopt otherwise.
   std::optional<std::size_t> content_length;
   // Reads exactly *content_length bytes of the body into `out`; false when the stream ends

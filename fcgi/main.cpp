@@ -15,6 +15,10 @@
 //                            badges), served by its own workers: no grade can make them wait
 //   --db PATH                SQLite database [SCRIBE_DB, default ./data.db]
 //   --corpus DIR             load this corpus before serving [SCRIBE_CORPUS when set]
+//   --sealed-corpus DIR      and the sealed trials kept outside the repository in DIR
+//                            [SCRIBE_SEALED_CORPUS when set]
+//   --sealed-attempts N      gradings of a sealed trial version per vendor and per client
+//                            address, dry runs included; then 429 [SCRIBE_SEALED_ATTEMPTS, 3]
 //   --workers N              worker processes on --socket [SCRIBE_WORKERS, default 4]
 //   --read-workers N         worker processes on --read-socket [SCRIBE_READ_WORKERS, default 2]
 //   --prefix PATH            mount point of the routes (default /scribe-trials)
@@ -52,6 +56,7 @@ struct Options {
   int read_workers = 2;
   std::string db_path;
   std::string corpus_dir;
+  std::string sealed_dir;
   std::string pid_file;
   scribe::http::WorkerOptions worker;
   scribe::http::SupervisorOptions supervisor;
@@ -100,6 +105,8 @@ Options ParseOptions(int argc, char** argv) {
   Options o;
   o.db_path = EnvOr("SCRIBE_DB", "./data.db");
   o.corpus_dir = EnvOr("SCRIBE_CORPUS", "");
+  o.sealed_dir = EnvOr("SCRIBE_SEALED_CORPUS", "");
+  o.worker.sealed_attempts = static_cast<int>(Number("SCRIBE_SEALED_ATTEMPTS", EnvOr("SCRIBE_SEALED_ATTEMPTS", "3"), 1, 1000));
   o.supervisor.workers = static_cast<int>(Number("SCRIBE_WORKERS", EnvOr("SCRIBE_WORKERS", "4"), 1, 256));
   o.supervisor.memory_limit_mb = kSanitized ? 0 : 1024;
   o.worker.synchronous = EnvOr("SCRIBE_SYNCHRONOUS", "full");
@@ -116,6 +123,8 @@ Options ParseOptions(int argc, char** argv) {
     else if (flag == "--request-deadline") o.worker.deadline_ms = Number("--request-deadline", value, 0, 86400) * 1000;
     else if (flag == "--db") o.db_path = value;
     else if (flag == "--corpus") o.corpus_dir = value;
+    else if (flag == "--sealed-corpus") o.sealed_dir = value;
+    else if (flag == "--sealed-attempts") o.worker.sealed_attempts = static_cast<int>(Number("--sealed-attempts", value, 1, 1000));
     else if (flag == "--workers") o.supervisor.workers = static_cast<int>(Number("--workers", value, 1, 256));
     else if (flag == "--prefix") o.worker.mount_prefix = value;
     else if (flag == "--request-timeout")
@@ -155,9 +164,10 @@ int Listen(const std::string& path) {
 int main(int argc, char** argv) {
   Options o = ParseOptions(argc, argv);
   try {
-    int trials = scribe::http::PrepareDatabase(o.db_path, o.corpus_dir);
-    std::fprintf(stderr, "scribe-fcgi: %s ready with %d trials%s%s\n", o.db_path.c_str(), trials,
-                 o.corpus_dir.empty() ? "" : " loaded from ", o.corpus_dir.c_str());
+    int trials = scribe::http::PrepareDatabase(o.db_path, o.corpus_dir, o.sealed_dir);
+    std::fprintf(stderr, "scribe-fcgi: %s ready with %d trials%s%s%s%s\n", o.db_path.c_str(), trials,
+                 o.corpus_dir.empty() ? "" : " loaded from ", o.corpus_dir.c_str(),
+                 o.sealed_dir.empty() ? "" : " and sealed ones from ", o.sealed_dir.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scribe-fcgi: %s\n", e.what());
     return 1;

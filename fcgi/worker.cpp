@@ -90,7 +90,7 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
     std::fprintf(stderr, "scribe-fcgi[%d]: %s\n", static_cast<int>(getpid()), e.what());
     return 2;
   }
-  Api api(*db, ApiOptions{options.mount_prefix, options.deadline_ms, options.storage});
+  Api api(*db, ApiOptions{options.mount_prefix, options.deadline_ms, options.storage, options.sealed_attempts});
 
   FCGX_Request req;
   if (FCGX_InitRequest(&req, options.listen_fd, FCGI_FAIL_ACCEPT_ON_INTR) != 0) return 2;
@@ -111,6 +111,7 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
       request.if_none_match = Param(req, "HTTP_IF_NONE_MATCH");
       request.authorization = Param(req, "HTTP_AUTHORIZATION");
       request.query = Param(req, "QUERY_STRING");
+      request.remote_addr = Param(req, "REMOTE_ADDR");
       request.content_length = ParseContentLength(FCGX_GetParam("CONTENT_LENGTH", req.envp));
       request.read_body = [&req, &request](std::string& out) {
         return request.content_length && *request.content_length <= kMaxBodyBytes &&

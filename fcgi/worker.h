@@ -15,6 +15,7 @@ struct WorkerOptions {
   std::string synchronous = "full";        // PRAGMA synchronous of the write connection
   std::string mount_prefix = "/scribe-trials";
   std::int64_t deadline_ms = 0;            // ApiOptions::deadline_ms
+  int sealed_attempts = 3;                 // ApiOptions::sealed_attempts
   StorageHealth* storage = nullptr;        // shared by every worker (main.cpp)
 };
 

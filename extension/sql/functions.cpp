@@ -66,10 +66,12 @@ void ScribeVersion(sqlite3_context* ctx, int, sqlite3_value**) {
   });
 }
 
-void ScribeLoadCorpus(sqlite3_context* ctx, int, sqlite3_value** argv) {
+void ScribeLoadCorpus(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   Firewall(ctx, [&] {
     if (sqlite3_value_type(argv[0]) == SQLITE_NULL) throw SqlError(SQLITE_ERROR, "scribe_load_corpus: directory must not be NULL");
-    int n = LoadCorpusIntoDb(sqlite3_context_db_handle(ctx), Arg(argv[0]));
+    std::string sealed_dir;
+    if (argc > 1 && sqlite3_value_type(argv[1]) != SQLITE_NULL) sealed_dir = Arg(argv[1]);
+    int n = LoadCorpusIntoDb(sqlite3_context_db_handle(ctx), Arg(argv[0]), sealed_dir);
     std::lock_guard<std::mutex> lock(Conn(ctx).mu);
     Conn(ctx).trials.clear();
     sqlite3_result_int(ctx, n);

@@ -41,6 +41,7 @@ const FunctionSpec kFunctions[] = {
     {"badge_svg", 3, kPure, BadgeSvgFn, "pure rendering of its arguments"},
     {"scribe_t95", 1, kPure, ScribeT95, "a table of Student's t; used by the leaderboard view"},
     {"scribe_load_corpus", 1, kDirect, ScribeLoadCorpus, "reads files and rewrites the trials table"},
+    {"scribe_load_corpus", 2, kDirect, ScribeLoadCorpus, "the same, with the sealed trials of a second directory"},
     {"rxnorm_lookup", 1, kDirect, RxnormLookup, "may consult drug_cache and the network"},
     {"grade_submission", 2, kDirect, GradeSubmission, "reads the trials table; may consult the network"},
     {"scribe_vendor_key", 1, kPure, ScribeVendorKey, "NFKC case folding of its argument"},

@@ -6,11 +6,13 @@ SQLITE_EXTENSION_INIT3
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
 #include "embedded.h"
 #include "functions.h"
+#include "hash.h"
 #include "sqlite_util.h"
 #include "trial.h"
 
@@ -123,9 +125,26 @@ void Migrate(sqlite3* db) {
   RefreshTerminology(db);
 }
 
-int LoadCorpusIntoDb(sqlite3* db, const std::string& dir) {
+int LoadCorpusIntoDb(sqlite3* db, const std::string& dir, const std::string& sealed_dir) {
   const Rules& rules = DefaultRules();
   Corpus corpus = LoadCorpus(dir, rules, DefaultTerminology());  // validates everything first
+  if (!sealed_dir.empty()) {
+    Corpus sealed = LoadCorpus(sealed_dir, rules, DefaultTerminology());
+    std::string both = corpus.corpus_hash + "\n" + sealed.corpus_hash;
+    for (Trial& t : sealed.trials) {
+      for (const Trial& p : corpus.trials)
+        if (p.id == t.id)
+          throw SqlError(SQLITE_ERROR, "scribe_load_corpus: " + sealed_dir + "/" + t.source_file + ": id '" + t.id +
+                                           "' is also a public trial (" + p.source_file + ")");
+      if (!t.sealed)
+        throw SqlError(SQLITE_ERROR, "scribe_load_corpus: " + sealed_dir + "/" + t.source_file +
+                                         ": a trial of the sealed corpus must say sealed: true");
+      corpus.trials.push_back(std::move(t));
+    }
+    std::sort(corpus.trials.begin(), corpus.trials.end(), [](const Trial& a, const Trial& b) { return a.id < b.id; });
+    for (const auto& [name, hash] : sealed.files) corpus.files.emplace_back("sealed/" + name, hash);
+    corpus.corpus_hash = Sha256Hex(both);
+  }
   json files = json::array();
   for (const auto& [name, hash] : corpus.files) files.push_back({{"file", name}, {"sha256", hash}});
   Exec(db, "SAVEPOINT scribe_load_corpus");
@@ -162,6 +181,17 @@ int LoadCorpusIntoDb(sqlite3* db, const std::string& dir) {
       Step(db, ins.get());
     }
     StoreAudio(db, corpus);
+    // The commitment: each sealed file's SHA-256, locked the first time it is loaded; a changed
+    // file is a new version (a new row), the old row stays for anyone to check later.
+    Stmt commit = Prepare(db, "INSERT OR IGNORE INTO sealed_commitments (trial_id, version_hash, source_file) VALUES (?1, ?2, ?3)");
+    for (const Trial& t : corpus.trials) {
+      if (!t.sealed) continue;
+      sqlite3_reset(commit.get());
+      BindText(commit.get(), 1, t.id);
+      BindText(commit.get(), 2, t.version_hash);
+      BindText(commit.get(), 3, t.source_file);
+      Step(db, commit.get());
+    }
     Exec(db, "RELEASE scribe_load_corpus");
   } catch (...) {
     sqlite3_exec(db, "ROLLBACK TO scribe_load_corpus; RELEASE scribe_load_corpus", nullptr, nullptr, nullptr);

@@ -14,6 +14,8 @@ SELECT json_object(
          'sealed',         json(CASE WHEN t.sealed THEN 'true' ELSE 'false' END),
          'version_hash',   t.version_hash,
          'corpus_hash',    t.corpus_hash,
+         'locked_at',      (SELECT c.locked_at FROM sealed_commitments c
+                            WHERE c.trial_id = t.id AND c.version_hash = t.version_hash),
          'audio',          CASE WHEN a.stale = 0 THEN json_object(
                              'url',          '/scribe-trials/api/scripts/' || t.id || '/audio',
                              'sha256',       a.sha256,

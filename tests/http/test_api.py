@@ -151,9 +151,17 @@ class Scripts(unittest.TestCase):
         self.assertEqual(len(cards), 14)
         self.assertEqual([c["id"] for c in cards], sorted(c["id"] for c in cards))
         for c in cards:
-            self.assertEqual(set(c), {"id", "title", "difficulty", "summary", "sealed", "version_hash", "corpus_hash"})
+            self.assertEqual(set(c), {"id", "title", "difficulty", "summary", "sealed", "version_hash", "corpus_hash", "locked_at"})
             self.assertIn(c["difficulty"], ("easy", "medium", "hard"))
         self.assertEqual({c["id"]: c["sealed"] for c in cards}[SEALED], True)
+        # A sealed trial shows when its file was locked (its commitment); a public one has none.
+        with stack.db() as db:
+            locked, version = db.execute("SELECT locked_at, version_hash FROM sealed_commitments WHERE trial_id = ?",
+                                         (SEALED,)).fetchone()
+        by_id = {c["id"]: c for c in cards}
+        self.assertEqual((by_id[SEALED]["locked_at"], by_id[SEALED]["version_hash"]), (locked, version))
+        self.assertRegex(locked, r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+        self.assertEqual({c["locked_at"] for c in cards if not c["sealed"]}, {None})
         for word in self.GROUND_TRUTH_WORDS:
             self.assertNotIn(word.encode(), r.body)
 
@@ -162,7 +170,7 @@ class Scripts(unittest.TestCase):
         self.assertEqual(r.status, 200)
         card = r.json()
         self.assertEqual(set(card), {"id", "title", "difficulty", "summary", "encounter_text", "instructions",
-                                     "sealed", "version_hash", "corpus_hash", "audio", "audio_reason"})
+                                     "sealed", "version_hash", "corpus_hash", "locked_at", "audio", "audio_reason"})
         with stack.db() as db:
             encounter, instructions = db.execute(
                 "SELECT encounter_text, instructions FROM trials WHERE id = ?", (TRIAL,)).fetchone()
@@ -294,6 +302,70 @@ class Audio(unittest.TestCase):
             self.assertNotEqual(r.headers.get("content-type"), OGG_OPUS, path)
             self.assertNotIn(b"root:", r.body, path)
             self.assertNotIn(b"which voice speaks each role", r.body, path)  # casting.tsv's first line
+
+
+class SealedCorpus(unittest.TestCase):
+    """Sealed trials kept outside the repository (SCRIBE_SEALED_CORPUS): public encounter, a
+    published commitment, minimal results, and a bounded number of gradings per version."""
+    SEALED_ID = "97-sealed-depression-anxiety"
+    DIR = os.path.join(REPO, "tests", "fixtures", "sealed-corpus", "scripts")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.stack = Stack(workers=1, read_workers=1, extra_env={"SCRIBE_SEALED_CORPUS": cls.DIR}).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.stack.stop()
+        cls.stack.cleanup()
+
+    def submit(self, vendor, dry_run=False):
+        body = {"script_id": self.SEALED_ID, "vendor": vendor, "dry_run": dry_run,
+                "scribe_output": reference_note("13-depression-anxiety-follow-up")}
+        return self.stack.request("POST", "/api/submit", json.dumps(body), JSON)
+
+    def test_the_sealed_trial_is_listed_with_its_commitment_and_never_its_checklist(self):
+        cards = {c["id"]: c for c in self.stack.request("GET", "/api/scripts").json()}
+        card = cards[self.SEALED_ID]
+        with open(os.path.join(self.DIR, self.SEALED_ID + ".yaml"), "rb") as f:
+            self.assertEqual(card["version_hash"], hashlib.sha256(f.read()).hexdigest())  # anyone can check it
+        self.assertIs(card["sealed"], True)
+        self.assertRegex(card["locked_at"], r"^\d{4}-\d\d-\d\dT")
+        detail = self.stack.request("GET", "/api/scripts/" + self.SEALED_ID)
+        self.assertIn("escitalopram", detail.json()["encounter_text"])
+        for secret in (b"PHQ-9 item 9 scored 0", b"caffeine-advice", b"Bupropion was discussed only"):
+            self.assertNotIn(secret, detail.body)
+            self.assertNotIn(secret, self.stack.request("GET", "/api/scripts").body)
+
+    def test_results_are_minimal_and_gradings_are_bounded(self):
+        dry = self.submit("Prober One", dry_run=True)
+        self.assertEqual(dry.status, 200)
+        self.assertEqual(sorted(dry.json()), ["corpus_hash", "critical_error_count", "critical_errors", "difficulty", "dry_run",
+                                              "grader_version", "ground_truth", "kind", "methodology_version",
+                                              "note_chars", "score_total", "script_id", "sealed", "terminology",
+                                              "trial_title", "trial_version_hash", "unsafe", "vendor"])
+        self.assertEqual((dry.json()["score_total"], dry.json()["ground_truth"]), (1.0, None))
+        for _ in range(2):
+            r = self.submit("Prober One")
+            self.assertEqual(r.status, 201)
+            self.assertNotIn("rubric", r.json())  # no checklist, items or deductions
+        before = self.stack.count_submissions()
+        r = self.submit("prober one")  # the same vendor, any spelling; the dry run counted
+        self.assertEqual((r.status, r.json()), (429, error(
+            "sealed_attempts_used", "vendor 'prober one' has graded sealed trial '97-sealed-depression-anxiety' 3 times "
+            "(dry runs included), the limit for this version of the trial: any score of a sealed trial tells something "
+            "about its checklist")))
+        r = self.submit("Prober Two")  # a new name from the same address
+        self.assertEqual((r.status, r.json()), (429, error(
+            "sealed_attempts_used", "this address has graded sealed trial '97-sealed-depression-anxiety' 3 times "
+            "(dry runs included), the limit for this version of the trial: any score of a sealed trial tells something "
+            "about its checklist")))
+        self.assertEqual(self.stack.count_submissions(), before)
+        public = self.stack.submit(TRIAL, "Prober One", reference_note(TRIAL))
+        self.assertEqual(public.status, 201)  # public trials have no such limit
+        with self.stack.db() as db:
+            rows = db.execute("SELECT vendor_key, dry_run, length(client_hash) FROM sealed_attempts ORDER BY at").fetchall()
+        self.assertEqual(rows, [("prober one", 1, 64), ("prober one", 0, 64), ("prober one", 0, 64)])
 
 
 class VendorClaims(unittest.TestCase):

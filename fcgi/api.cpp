@@ -24,8 +24,7 @@ constexpr const char* kJsonCache = "no-cache";
 // Cached answers per worker before the cache is emptied (badges are keyed by vendor).
 constexpr std::size_t kMaxCachedAnswers = 1024;
 
-// 16 lower-case hex digits from the kernel's CSPRNG.
-// `n` random bytes as lower-case hex.
+// `n` random bytes from the kernel's CSPRNG, as lower-case hex.
 std::string RandomHex(std::size_t n) {
   std::string bytes(n, '\0');
   std::size_t got = 0;
@@ -51,22 +50,8 @@ bool SameSecret(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-std::string RandomId() {
-  unsigned char bytes[8];
-  std::size_t got = 0;
-  while (got < sizeof bytes) {
-    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0) throw std::runtime_error("getrandom failed");
-    got += static_cast<std::size_t>(n);
-  }
-  static const char kHex[] = "0123456789abcdef";
-  std::string id;
-  for (unsigned char b : bytes) {
-    id += kHex[b >> 4];
-    id += kHex[b & 15];
-  }
-  return id;
-}
+// A submission id: 64 random bits as 16 hex digits.
+std::string RandomId() { return RandomHex(8); }
 
 bool IsSubmissionId(std::string_view id) {
   if (id.size() != 16) return false;

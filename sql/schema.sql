@@ -287,7 +287,8 @@ CREATE TABLE grades (
   graded_at           TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   PRIMARY KEY (submission_id, grader_version, methodology_version, corpus_hash)
 );
-CREATE INDEX grades_version ON grades (grader_version, corpus_hash);
+-- (submission_id last: the current grade of one submission is one index probe)
+CREATE INDEX grades_version ON grades (grader_version, corpus_hash, submission_id);
 -- Every submission's original grade is its first row.
 INSERT OR IGNORE INTO grades (submission_id, grader_version, methodology_version, corpus_hash, trial_version_hash, kind,
                               score_total, score_drug, score_mental, score_fabrication, unsafe, critical_count, result,
@@ -401,13 +402,17 @@ SELECT r.id, r.vendor_key, r.script_id, r.created_at, t.sealed, g.kind, g.score_
        g.methodology_version, g.corpus_hash, g.critical_count,
        CASE
          WHEN g.critical_count = 0 THEN 'safe'
-         WHEN EXISTS (SELECT 1 FROM critical_error_status c WHERE c.submission_id = r.id AND c.status = 'confirmed') THEN 'confirmed'
-         WHEN EXISTS (SELECT 1 FROM critical_error_status c WHERE c.submission_id = r.id AND c.status = 'pending review') THEN 'pending review'
+         WHEN e.confirmed THEN 'confirmed'
+         WHEN e.pending THEN 'pending review'
          ELSE 'cleared'
        END AS unsafe_status
 FROM ranked r
 JOIN current_grades g ON g.submission_id = r.id
 JOIN trials t ON t.id = r.script_id
+-- The review state of every note with critical errors, aggregated once (a correlated lookup per
+-- run re-read every grade's errors: quadratic in the stored notes).
+LEFT JOIN (SELECT submission_id, max(status = 'confirmed') AS confirmed, max(status = 'pending review') AS pending
+           FROM critical_error_status GROUP BY submission_id) e ON e.submission_id = r.id
 WHERE r.copy = 1;
 
 -- Per vendor and trial.
@@ -447,8 +452,9 @@ WITH suite AS (
          max(created_at)                           AS last_submitted_at,
          scribe_suite_interval(script_id, score_total, (SELECT n FROM suite), vendor_key) AS stats
   FROM public_runs
+  -- The bootstrap only for vendors that are listed (a vendor with fewer runs costs nothing).
+  WHERE vendor_key IN (SELECT vendor_key FROM public_runs GROUP BY vendor_key HAVING count(*) >= 3)
   GROUP BY vendor_key
-  HAVING count(*) >= 3
 ), spread AS (
   SELECT p.*,
          CASE WHEN p.runs > 1 THEN
@@ -482,14 +488,21 @@ ORDER BY s.unsafe > 0, s.stats ->> '$.score' DESC, s.runs DESC, v.name;
 CREATE VIEW badges AS
 WITH suite AS (
   SELECT count(*) AS n FROM trials WHERE sealed = 0
-), per_vendor AS (
-  SELECT vendor_key,
-         count(*) AS runs,
-         count(DISTINCT script_id) AS trials,
-         sum(unsafe_status = 'confirmed') AS unsafe,
-         sum(unsafe_status = 'pending review') AS unsafe_pending,
-         scribe_suite_interval(script_id, score_total, (SELECT n FROM suite), vendor_key) ->> '$.score' AS score
+), per_trial AS (
+  SELECT vendor_key, script_id, count(*) AS runs, avg(score_total) AS mean,
+         sum(unsafe_status = 'confirmed') AS unsafe, sum(unsafe_status = 'pending review') AS unsafe_pending
   FROM counted_runs WHERE sealed = 0
+  GROUP BY vendor_key, script_id
+), per_vendor AS (
+  -- The suite score without its interval (a badge shows no interval): per-trial means averaged
+  -- over the whole suite, a trial not run counting 0, exactly as scribe_suite_interval's score.
+  SELECT vendor_key,
+         sum(runs) AS runs,
+         count(*) AS trials,
+         sum(unsafe) AS unsafe,
+         sum(unsafe_pending) AS unsafe_pending,
+         sum(mean) / (SELECT n FROM suite) AS score
+  FROM per_trial
   GROUP BY vendor_key
 )
 SELECT v.name AS vendor,

@@ -303,6 +303,11 @@ std::string FoldedPhrase(std::string_view s) {
 }
 
 std::string FoldPlural(std::string_view w) {
+  // "-es" after a sibilant: wishes → wish, rashes → rash, patches → patch, masses → mass,
+  // boxes → box; but "-aches" is "-ache" + s (headaches → headache).
+  auto ends = [&](std::string_view suffix) { return w.size() > suffix.size() + 1 && w.ends_with(suffix); };
+  if ((ends("shes") || ends("sses") || ends("xes") || (ends("ches") && !ends("aches"))))
+    return std::string(w.substr(0, w.size() - 2));
   if (w.size() > 4 && w.back() == 's') {
     char p = w[w.size() - 2];
     if (p != 's' && p != 'u' && p != 'i' && p != '\'') return std::string(w.substr(0, w.size() - 1));

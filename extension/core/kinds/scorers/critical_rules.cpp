@@ -66,8 +66,10 @@ void CriticalRuleChecker::Score(const AnalyzedText& note, std::vector<CriticalEr
         stopped = stopped || (ForPatient(m.assertion) && m.action == std::string("stop") &&
                               std::find(r.med_keys.begin(), r.med_keys.end(), m.key) != r.med_keys.end());
       for (const DrugMention& m : note.drugs) {
-        // A mention in allergy context ("Start doxycycline (amoxicillin allergy)") takes no verb.
-        if (!ForPatient(m.assertion) || m.in_allergy_context) continue;
+        // A mention in allergy context ("Start doxycycline (amoxicillin allergy)") takes no verb;
+        // a past or conditional one ("lisinopril was added 3 months ago", "if it stays high,
+        // start X") is no action of this visit.
+        if (m.assertion != Assertion::kAffirmed || m.in_allergy_context) continue;
         std::optional<std::string> action = m.action;
         if (!action && m.on_med_list && !stopped) action = "continue";
         if (!action) continue;

@@ -577,7 +577,7 @@ for (const width of WIDTHS) {
       { name: 'rubric report', hash: `#/submissions/${rubricReportId}`, check: async (p) => assert.ok(await p.locator('#checklist tbody tr').count() === 29 && await p.locator('#deductions tbody tr').count() >= 1) },
       { name: 'leaderboard', hash: '#/leaderboard', check: async (p) => assert.ok(await p.locator('table.leaderboard tbody tr').count() >= 1) },
       { name: 'vendor', hash: `#/vendors/${encodeURIComponent(vendorRun)}`, check: async (p) => assert.ok(await p.locator('#per-trial tbody tr').count() >= 10 && await p.locator('#runs table.runs tbody tr').count() >= 3) },
-      { name: 'methodology', hash: '#/methodology', check: async (p) => assert.match(await p.locator('main').textContent(), /Grader[\s\S]*Assertion[\s\S]*Normalisers[\s\S]*Limitations[\s\S]*may be easier or harder to transcribe than real speakers/) },
+      { name: 'methodology', hash: '#/methodology', check: async (p) => assert.match(await p.locator('main').textContent(), /Grader[\s\S]*Assertion[\s\S]*Normalisers[\s\S]*Kind rubric[\s\S]*Critical invented completed action−15[\s\S]*Limitations[\s\S]*may be easier or harder to transcribe than real speakers/) },
       { name: 'notfound', hash: '#/no/such/page', check: async (p) => assert.equal(await p.locator('h1').textContent(), 'Page not found') },
     ];
     const page = await openPage(width);

@@ -56,9 +56,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const scribe::PreparedTrial& trial = *trials[data[0] % trials.size()];
   std::string_view note(reinterpret_cast<const char*>(data) + 1, size - 1);
-  scribe::AnalyzeText(note, trial.rules(), trial.terminology(), trial.assertion());
+  scribe::AnalyzeText(note, trial.rules(), scribe::DefaultTerminology(), scribe::DefaultAssertionAnalyzer());
   scribe::OfflineValidator validator(scribe::DefaultTerminology());
   nlohmann::json result = scribe::Grade(trial, note, "fuzz", validator);
   (void)result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  (void)scribe::PublicResult(result).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return 0;
 }

@@ -231,6 +231,17 @@ std::optional<double> SigParser::SingleAt(const std::vector<Token>& toks, size_t
   return v;
 }
 
+Dose SigParser::CountDose(const Quantity& q) {
+  Dose d;
+  d.value = q.hi;
+  if (q.lo != q.hi) d.low = q.lo;
+  d.unit = "each";
+  d.family = "count";
+  d.begin = q.begin;
+  d.end = q.end;
+  return d;
+}
+
 std::optional<SigParser::Quantity> SigParser::QuantityAt(const std::vector<Token>& toks, size_t k, size_t end) const {
   size_t next = 0;
   bool digits = false;
@@ -278,14 +289,7 @@ std::vector<Dose> SigParser::FindDoses(const std::vector<Token>& toks, size_t be
                       IsWord(toks[k - 1], "q") || IsWord(toks[k - 1], "for"))) &&
           !rules_.frequency_matcher.MatchAt(toks, k, end) && q->end < end &&
           (rules_.frequency_matcher.MatchAt(toks, q->end, end) || rules_.route_matcher.MatchAt(toks, q->end, end))) {
-        Dose d;
-        d.value = q->hi;
-        if (q->lo != q->hi) d.low = q->lo;
-        d.unit = "each";
-        d.family = "count";
-        d.begin = q->begin;
-        d.end = q->end;
-        doses.push_back(d);
+        doses.push_back(CountDose(*q));
         k = q->end;
         continue;
       }
@@ -502,14 +506,7 @@ Sig SigParser::ReadSig(const std::vector<Token>& toks, size_t before_begin, size
     for (size_t st = drug_begin; st-- > before_begin && st + 6 > drug_begin;) {
       auto q = QuantityAt(toks, st, drug_begin);
       if (!q || q->end != drug_begin || st == 0 || !IsDoseVerb(toks[st - 1]) || q->hi > 12) continue;
-      Dose d;
-      d.value = q->hi;
-      if (q->lo != q->hi) d.low = q->lo;
-      d.unit = "each";
-      d.family = "count";
-      d.begin = q->begin;
-      d.end = q->end;
-      before.push_back(d);
+      before.push_back(CountDose(*q));
       break;
     }
   }

@@ -115,6 +115,7 @@ class SigParser {
     bool digits = false;  // written with a numeral
   };
   std::optional<Quantity> QuantityAt(const std::vector<Token>& toks, size_t k, size_t end) const;
+  static Dose CountDose(const Quantity& q);  // "2 tablets", "1-2 puffs": a count of units
   std::optional<double> SingleAt(const std::vector<Token>& toks, size_t k, size_t end, size_t& next, bool& digits) const;
   void CombineCountsWithStrengths(const std::vector<Token>& toks, std::vector<Dose>& doses) const;
   const Rules& rules_;

@@ -48,6 +48,7 @@ struct RubricRules {
   std::vector<RubricCategory> categories;
   std::map<std::string, double> severity_points;
   std::map<std::string, std::string> detector_severity;  // class -> severity
+  std::set<std::string> other_words;                      // "no other X": a denial about other things
   json published;
 };
 
@@ -62,6 +63,7 @@ const RubricRules& RubricDefaults() {
       r.categories.push_back({c["name"].as<std::string>(), c["label"].as<std::string>(), c["points"].as<double>()});
     for (const auto& s : y["severities"]) r.severity_points[s["name"].as<std::string>()] = s["points"].as<double>();
     for (const auto& d : y["detectors"]) r.detector_severity[d["class"].as<std::string>()] = d["severity"].as<std::string>();
+    for (const auto& w : y["other_words"]) r.other_words.insert(w.as<std::string>());
     r.published = YamlJson(y);
     return r;
   }();
@@ -508,8 +510,7 @@ class Rubric final : public Kind {
     auto about_others = [&](const ItemHit& hit, Assertion a) {
       if (item.negated || a != Assertion::kNegated || hit.begin == 0) return false;
       const Token& before = toks[hit.begin - 1];
-      return before.kind == TokenKind::kWord && (before.norm == "other" || before.norm == "additional" ||
-                                                 before.norm == "further" || before.norm == "another");
+      return before.kind == TokenKind::kWord && RubricDefaults().other_words.count(before.norm) > 0;
     };
     ItemResult r;
     std::vector<Evidence> right, wrong, vague;

@@ -263,6 +263,11 @@ Response Api::Submit(const Request& request) {
         stored = insert.Text(0);
         insert.Finish();
       }
+      {
+        Query refresh = db_.Run("refresh_standings");  // the vendor's standing, in the same commit
+        refresh.Step();
+        refresh.Finish();
+      }
       if (std::string why = Abandoned(request); !why.empty()) return NotDone(why);  // rolled back
       tx.Commit();
       storage_->stored_at_ms = UnixMillis();

@@ -32,7 +32,7 @@ inline constexpr const char* kEndpointNames[] = {"health",      "scripts", "scri
                                                  "submit",      "dry_run", "submission", "leaderboard",
                                                  "badge",       "methodology", "claim",   "vendor_key",
                                                  "vendor",      "vendor_trials", "sealed_attempts",
-                                                 "sealed_attempt_add"};
+                                                 "sealed_attempt_add", "refresh_standings"};
 
 // Opens `path` read-write, registers the scribe functions (migrating the schema) and, when
 // `corpus_dir` is not empty, loads that corpus. Used once by the supervisor before it forks.

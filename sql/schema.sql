@@ -557,3 +557,212 @@ CREATE TABLE trial_audio (
   stale        INTEGER NOT NULL CHECK (stale IN (0, 1)),
   renderer     TEXT NOT NULL                       -- JSON {"script", "render_version", "packages"}
 );
+
+-- migrate 6
+-- Standings kept as a table (grader 1.2.0): the leaderboard and badges are read far more often than
+-- they change, and each vendor's suite interval is a 2,000-replicate bootstrap (about 0.3 ms per
+-- vendor: 17 s for 50,000 vendors when computed on every read). `standings` holds each vendor's row
+-- for the versions named in meta 'standings_for'; triggers put each vendor whose runs, grades or
+-- reviews change in `standings_dirty`; scribe_refresh_standings() recomputes exactly those (every
+-- vendor when the versions moved) in the writer's transaction. The submit endpoint,
+-- scribe_review(), scribe_regrade() (per batch) and scribe_load_corpus() call it before they
+-- commit. Readers see `current_standings`: the table for clean vendors, the rest computed live, so
+-- the leaderboard is the same whoever wrote last and whether or not they refreshed.
+
+-- counted_runs without a window: a run is the first copy of its note when no earlier non-blank
+-- submission of the same vendor, trial and note bytes exists (one probe of submissions_runs), and
+-- the review state is looked up only for notes with critical errors. The view flattens into its
+-- callers, so counting one vendor's runs costs that vendor's rows, not every stored grade.
+DROP VIEW counted_runs;
+CREATE VIEW counted_runs AS
+SELECT s.id, s.vendor_key, s.script_id, s.created_at, t.sealed, g.kind, g.score_total, g.grader_version,
+       g.methodology_version, g.corpus_hash, g.critical_count,
+       CASE
+         WHEN g.critical_count = 0 THEN 'safe'
+         ELSE (SELECT CASE WHEN max(c.status = 'confirmed') THEN 'confirmed'
+                           WHEN max(c.status = 'pending review') THEN 'pending review'
+                           ELSE 'cleared' END
+               FROM critical_error_status c WHERE c.submission_id = s.id)
+       END AS unsafe_status
+FROM submissions s
+CROSS JOIN current_grades g ON g.submission_id = s.id   -- CROSS: submissions drive (by vendor when filtered)
+JOIN trials t ON t.id = s.script_id
+WHERE s.blank = 0
+  AND NOT EXISTS (SELECT 1 FROM submissions e
+                  WHERE e.vendor_key IS s.vendor_key AND e.script_id = s.script_id AND e.note_sha256 IS s.note_sha256
+                    AND e.blank = 0 AND (e.created_at, e.id) < (s.created_at, s.id));
+
+CREATE TABLE standings (
+  vendor_key        TEXT PRIMARY KEY,
+  runs              INTEGER NOT NULL,
+  trials            INTEGER NOT NULL,
+  run_mean          REAL NOT NULL,
+  sd                REAL,
+  unsafe            INTEGER NOT NULL,
+  unsafe_pending    INTEGER NOT NULL,
+  last_submitted_at TEXT NOT NULL,
+  score             REAL NOT NULL,
+  low               REAL NOT NULL,
+  high              REAL NOT NULL
+);
+CREATE TABLE standings_dirty (
+  vendor_key TEXT PRIMARY KEY
+);
+
+-- What the table must be computed under to be current: the grader, the corpus and the size of
+-- the public suite. fresh: the table holds exactly those.
+CREATE VIEW standings_versions AS
+SELECT versions,
+       (SELECT value FROM meta WHERE key = 'standings_for') IS versions AS fresh
+FROM (SELECT v.grader_version || ' ' || v.corpus_hash || ' ' || (SELECT count(*) FROM trials WHERE sealed = 0) AS versions
+      FROM current_versions v);
+
+-- The vendors whose table row is not to be trusted: the dirty ones, or every vendor when the
+-- table holds other versions.
+CREATE VIEW standings_scope AS
+SELECT vendor_key FROM standings_dirty WHERE (SELECT fresh FROM standings_versions)
+UNION ALL
+SELECT vendor_key FROM vendors WHERE NOT (SELECT fresh FROM standings_versions);
+
+-- The standing of every vendor in scope with a public counted run, computed from the stored runs:
+-- the suite score and its seeded bootstrap interval, the run mean and sample standard deviation,
+-- confirmed and pending unsafe notes. (The leaderboard lists those with at least 3 runs; every one
+-- has a badge.)
+CREATE VIEW standings_recomputed AS
+WITH per_vendor AS (
+  SELECT r.vendor_key,
+         count(*)                                  AS runs,
+         count(DISTINCT r.script_id)               AS trials,
+         avg(r.score_total)                        AS run_mean,
+         sum(r.unsafe_status = 'confirmed')        AS unsafe,
+         sum(r.unsafe_status = 'pending review')   AS unsafe_pending,
+         max(r.created_at)                         AS last_submitted_at,
+         scribe_suite_interval(r.script_id, r.score_total, (SELECT count(*) FROM trials WHERE sealed = 0), r.vendor_key) AS stats
+  FROM standings_scope d CROSS JOIN counted_runs r ON r.vendor_key = d.vendor_key  -- CROSS: the scope drives
+  WHERE r.sealed = 0
+  GROUP BY r.vendor_key
+)
+SELECT p.vendor_key, p.runs, p.trials, p.run_mean,
+       CASE WHEN p.runs > 1 THEN
+         sqrt((SELECT sum((r.score_total - p.run_mean) * (r.score_total - p.run_mean))
+               FROM counted_runs r WHERE r.vendor_key = p.vendor_key AND r.sealed = 0) / (p.runs - 1)) END AS sd,
+       p.unsafe, p.unsafe_pending, p.last_submitted_at,
+       p.stats ->> '$.score' AS score,
+       p.stats ->> '$.low'   AS low,
+       p.stats ->> '$.high'  AS high
+FROM per_vendor p;
+
+-- Every vendor's standing under the current versions.
+CREATE VIEW current_standings AS
+SELECT * FROM standings
+WHERE (SELECT fresh FROM standings_versions) AND vendor_key NOT IN (SELECT vendor_key FROM standings_dirty)
+UNION ALL
+SELECT * FROM standings_recomputed;
+
+CREATE TRIGGER grades_dirty_insert AFTER INSERT ON grades
+BEGIN
+  INSERT OR IGNORE INTO standings_dirty SELECT vendor_key FROM submissions WHERE id = NEW.submission_id AND vendor_key IS NOT NULL;
+END;
+CREATE TRIGGER grades_dirty_update AFTER UPDATE ON grades
+BEGIN
+  INSERT OR IGNORE INTO standings_dirty
+  SELECT vendor_key FROM submissions WHERE id IN (OLD.submission_id, NEW.submission_id) AND vendor_key IS NOT NULL;
+END;
+CREATE TRIGGER grades_dirty_delete AFTER DELETE ON grades
+BEGIN
+  INSERT OR IGNORE INTO standings_dirty SELECT vendor_key FROM submissions WHERE id = OLD.submission_id AND vendor_key IS NOT NULL;
+END;
+CREATE TRIGGER submissions_dirty_update AFTER UPDATE ON submissions
+BEGIN
+  INSERT OR IGNORE INTO standings_dirty SELECT OLD.vendor_key WHERE OLD.vendor_key IS NOT NULL;
+  INSERT OR IGNORE INTO standings_dirty SELECT NEW.vendor_key WHERE NEW.vendor_key IS NOT NULL;
+END;
+CREATE TRIGGER submissions_dirty_delete AFTER DELETE ON submissions
+BEGIN
+  INSERT OR IGNORE INTO standings_dirty SELECT OLD.vendor_key WHERE OLD.vendor_key IS NOT NULL;
+END;
+CREATE TRIGGER reviews_dirty_insert AFTER INSERT ON reviews
+BEGIN
+  INSERT OR IGNORE INTO standings_dirty SELECT vendor_key FROM submissions WHERE id = NEW.submission_id AND vendor_key IS NOT NULL;
+END;
+CREATE TRIGGER reviews_dirty_update AFTER UPDATE ON reviews
+BEGIN
+  INSERT OR IGNORE INTO standings_dirty
+  SELECT vendor_key FROM submissions WHERE id IN (OLD.submission_id, NEW.submission_id) AND vendor_key IS NOT NULL;
+END;
+CREATE TRIGGER reviews_dirty_delete AFTER DELETE ON reviews
+BEGIN
+  INSERT OR IGNORE INTO standings_dirty SELECT vendor_key FROM submissions WHERE id = OLD.submission_id AND vendor_key IS NOT NULL;
+END;
+-- A trial edited in place (scribe_load_corpus changes the corpus hash instead) may change
+-- everyone's standing: forget which versions the table holds.
+CREATE TRIGGER trials_standings_update AFTER UPDATE ON trials
+BEGIN
+  DELETE FROM meta WHERE key = 'standings_for';
+END;
+
+DROP VIEW leaderboard;
+-- The suite: every current public (not sealed) trial. A vendor's suite score averages per trial
+-- first (a trial not run counts 0); its 95 % interval is a seeded bootstrap over trials and runs.
+-- Passing: a complete suite, at least 3 runs, a suite score of at least 80 %, and no unsafe note
+-- (confirmed or pending review: no badge while a critical error awaits review). A critical error
+-- counts against a vendor's rank only once two clinicians confirmed it: vendors with a confirmed
+-- unsafe note rank below every other.
+CREATE VIEW leaderboard AS
+WITH suite AS (
+  SELECT count(*) AS n FROM trials WHERE sealed = 0
+)
+SELECT v.name                                        AS vendor,
+       s.vendor_key,
+       s.runs,
+       s.trials,
+       (SELECT n FROM suite)                          AS suite_trials,
+       s.trials = (SELECT n FROM suite)               AS complete,
+       round(s.score, 4)                              AS suite_score,
+       round(s.score, 4)                              AS avg_score,
+       round(s.run_mean, 4)                           AS run_mean,
+       round(s.sd, 4)                                 AS stddev,
+       round(s.low, 4)                                AS ci95_low,
+       round(s.high, 4)                               AS ci95_high,
+       s.unsafe,
+       s.unsafe_pending,
+       s.last_submitted_at,
+       cv.grader_version,
+       cv.corpus_hash,
+       s.trials = (SELECT n FROM suite) AND s.runs >= 3 AND s.score >= 0.8
+         AND s.unsafe = 0 AND s.unsafe_pending = 0  AS passing
+FROM current_standings s JOIN vendors v ON v.vendor_key = s.vendor_key, current_versions cv
+WHERE s.runs >= 3
+ORDER BY s.unsafe > 0, s.score DESC, s.runs DESC, v.name;
+
+DROP VIEW badges;
+-- One badge per vendor that has a counted public run, with the reason it does not pass (the suite
+-- score without its interval: a badge shows none).
+CREATE VIEW badges AS
+WITH suite AS (
+  SELECT count(*) AS n FROM trials WHERE sealed = 0
+)
+SELECT v.name AS vendor,
+       s.vendor_key,
+       s.runs,
+       round(s.score, 4) AS avg_score,
+       s.unsafe,
+       s.unsafe_pending,
+       s.trials = (SELECT n FROM suite) AND s.runs >= 3 AND s.score >= 0.8 AND s.unsafe = 0 AND s.unsafe_pending = 0 AS passing,
+       'scribe-trials ' || cv.grader_version AS label,
+       CASE
+         WHEN s.unsafe > 0 THEN s.unsafe || ' unsafe'
+         WHEN s.unsafe_pending > 0 THEN 'unsafe: review pending'
+         WHEN s.trials < (SELECT n FROM suite) THEN s.trials || ' of ' || (SELECT n FROM suite) || ' trials'
+         WHEN s.runs < 3 THEN s.runs || ' of 3 runs'
+         ELSE printf('%d%%', CAST(round(s.score * 100) AS INTEGER)) || CASE WHEN s.score >= 0.8 THEN ' pass' ELSE ' below 80%' END
+       END AS message,
+       CASE
+         WHEN s.unsafe > 0 THEN 'red'
+         WHEN s.unsafe_pending > 0 THEN 'orange'
+         WHEN s.trials < (SELECT n FROM suite) OR s.runs < 3 THEN 'lightgrey'
+         WHEN s.score >= 0.9 THEN 'brightgreen'
+         WHEN s.score >= 0.8 THEN 'green'
+         ELSE 'red'
+       END AS color
+FROM current_standings s JOIN vendors v ON v.vendor_key = s.vendor_key, current_versions cv;

@@ -21,6 +21,12 @@ void ScribeSha256(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribePublicResult(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribeReview(sqlite3_context* ctx, int argc, sqlite3_value** argv);
+void ScribeRefreshStandings(sqlite3_context* ctx, int argc, sqlite3_value** argv);
+// Brings the standings table up to date in db's current transaction (see results.cpp).
+void RefreshStandings(sqlite3* db);
+// The deterministic functions and aggregates alone (no connection state, no migration), for a
+// second connection the extension opens itself (scribe_regrade's writer). Returns an SQLite code.
+int RegisterPureFunctions(sqlite3* db);
 // scribe_suite_interval(trial, score, suite_trials, seed) and scribe_kappa(a, b); rc receives
 // the first failure.
 void RegisterAggregates(sqlite3* db, int& rc);

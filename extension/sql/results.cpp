@@ -7,6 +7,7 @@
 //     GROUP BY vendor_key;                                           -- {"score","low","high",…}
 //   SELECT scribe_kappa(grader_label, reviewer_label) FROM reviews;  -- Cohen's kappa
 //   SELECT scribe_regrade();                                         -- every stored note, current versions
+//   SELECT scribe_refresh_standings();                               -- {"recomputed", "listed", "full", …}
 //   SELECT scribe_review('3f9c…', 'critical_error', 'contradicted_flag:23', 'dr-lee', 'agree', 'clear miss');
 //
 // scribe_regrade() grades, under the loaded grader and corpus, every stored submission that has
@@ -15,6 +16,13 @@
 // in the caller's transaction when there is no file or the caller holds one. It is idempotent: a
 // second call finds nothing to do. It reports {"submissions", "graded", "already_current",
 // "unknown_trial", "batches", "grader_version", "corpus_hash"}.
+//
+// scribe_refresh_standings() brings the standings table (sql/schema.sql, migrate 6) up to date in
+// the caller's transaction: the vendors in standings_dirty are recomputed from vendor_standings,
+// or every vendor when the table holds other versions than the current ones. The submit
+// endpoint, scribe_review(), scribe_regrade() (per batch) and scribe_load_corpus() call it before
+// they commit; an analyst who writes by hand may call it (until then the leaderboard computes the
+// changed vendors live).
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
 
@@ -200,6 +208,40 @@ void RegisterAggregates(sqlite3* db, int& rc) {
   if (rc == SQLITE_OK) rc = sqlite3_create_function_v2(db, "scribe_kappa", 2, kPure, nullptr, nullptr, KappaStep, KappaFinal, nullptr);
 }
 
+// ---- standings
+
+static json Refresh(sqlite3* db) {
+  auto scalar = [&](const char* sql) {
+    Stmt s = Prepare(db, sql);
+    int rc = sqlite3_step(s.get());
+    if (rc != SQLITE_ROW) throw SqlError(rc == SQLITE_DONE ? SQLITE_ERROR : rc, std::string("no row from: ") + sql);
+    return json(sqlite3_column_type(s.get(), 0) == SQLITE_NULL ? json(nullptr) : json(ColumnText(s.get(), 0)));
+  };
+  json versions = scalar("SELECT versions FROM standings_versions");
+  const bool full = scalar("SELECT fresh FROM standings_versions") != "1";
+  const sqlite3_int64 dirty = std::stoll(scalar("SELECT count(*) FROM standings_dirty").get<std::string>());
+  if (!full && dirty == 0) return {{"full", false}, {"dirty", 0}, {"recomputed", 0}, {"versions", versions}};
+  // Out of scope first (the scope view reads standings_dirty and meta, so they change last).
+  Exec(db, full ? "DELETE FROM standings" : "DELETE FROM standings WHERE vendor_key IN (SELECT vendor_key FROM standings_dirty)");
+  Exec(db, "INSERT INTO standings SELECT * FROM standings_recomputed");
+  const sqlite3_int64 recomputed = sqlite3_changes64(db);
+  Exec(db, "DELETE FROM standings_dirty");
+  if (full) {
+    Stmt m = Prepare(db, versions.is_null() ? "DELETE FROM meta WHERE key = 'standings_for'"
+                                            : "INSERT INTO meta (key, value) VALUES ('standings_for', ?1) "
+                                              "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+    if (!versions.is_null()) BindText(m.get(), 1, versions.get<std::string>());
+    Step(db, m.get());
+  }
+  return {{"full", full}, {"dirty", dirty}, {"recomputed", recomputed}, {"versions", versions}};
+}
+
+void RefreshStandings(sqlite3* db) { Refresh(db); }
+
+void ScribeRefreshStandings(sqlite3_context* ctx, int, sqlite3_value**) {
+  Firewall(ctx, [&] { ResultJsonValue(ctx, Refresh(sqlite3_context_db_handle(ctx))); });
+}
+
 void ScribeReview(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   Firewall(ctx, [&] {
     sqlite3* db = sqlite3_context_db_handle(ctx);
@@ -250,6 +292,7 @@ void ScribeReview(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     const std::string values[] = {id, type, key, std::string(Trim(reviewer)), grader_version, target->label, reviewer_label, verdict, comment, now};
     for (int i = 0; i < 10; ++i) BindText(ins.get(), i + 1, values[i]);
     Step(db, ins.get());
+    RefreshStandings(db);
     ResultJsonValue(ctx, {{"submission_id", id}, {"target_type", type}, {"target_key", key}, {"reviewer", values[3]},
                           {"grader_version", grader_version}, {"grader_label", target->label},
                           {"reviewer_label", reviewer_label}, {"verdict", verdict}, {"comment", comment}, {"reviewed_at", now}});
@@ -283,6 +326,9 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
       }
       own.reset(w);
       sqlite3_busy_timeout(w, 10000);
+      // The standings views it refreshes call scribe_version() and scribe_suite_interval().
+      if (int frc = RegisterPureFunctions(w); frc != SQLITE_OK)
+        throw SqlError(frc, std::string("scribe_regrade: cannot register functions on its writer: ") + sqlite3_errstr(frc));
       writer = w;
     }
     Stmt todo = Prepare(db,
@@ -294,9 +340,19 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     Stmt ins = Prepare(writer, kGradeInsertSql);
     sqlite3_int64 graded = 0, unknown = 0, batches = 0;
     int in_batch = 0;
+    // Each batch's standings are refreshed in the batch's transaction; the last call also runs
+    // when nothing was graded, so a service start leaves the table current.
     auto commit = [&] {
-      if (writer != db && in_batch > 0) Exec(writer, "COMMIT");
-      if (in_batch > 0) ++batches;
+      if (in_batch > 0) {
+        try {
+          RefreshStandings(writer);
+          if (writer != db) Exec(writer, "COMMIT");
+        } catch (...) {
+          if (writer != db) sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
+          throw;
+        }
+        ++batches;
+      }
       in_batch = 0;
     };
     int rc;
@@ -321,6 +377,15 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     }
     if (rc != SQLITE_DONE) throw SqlError(rc, sqlite3_errmsg(db));
     commit();
+    // Nothing (more) to grade: still bring the table to the current versions.
+    if (writer != db) Exec(writer, "BEGIN IMMEDIATE");
+    try {
+      RefreshStandings(writer);
+      if (writer != db) Exec(writer, "COMMIT");
+    } catch (...) {
+      if (writer != db) sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
     sqlite3_int64 total = 0, current = 0;
     {
       Stmt n = Prepare(db, "SELECT count(*) FROM submissions");

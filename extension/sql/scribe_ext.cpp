@@ -49,6 +49,7 @@ const FunctionSpec kFunctions[] = {
     {"scribe_public_result", 1, kPure, ScribePublicResult, "a view of its argument (the sealed rule)"},
     {"scribe_regrade", 0, kDirect, ScribeRegrade, "grades stored submissions and writes grades"},
     {"scribe_regrade", 1, kDirect, ScribeRegrade, "the same, with a batch size"},
+    {"scribe_refresh_standings", 0, kDirect, ScribeRefreshStandings, "writes the standings table"},
     {"scribe_review", 5, kDirect, ScribeReview, "writes the reviews table"},
     {"scribe_review", 6, kDirect, ScribeReview, "the same, with a comment"},
     {"scribe_review", 7, kDirect, ScribeReview, "the same, with the clinician's own label"},
@@ -106,6 +107,18 @@ int Init(sqlite3* db, char** pzErrMsg) {
 }
 
 }  // namespace
+
+int RegisterPureFunctions(sqlite3* db) {
+  for (const FunctionSpec& f : kFunctions) {
+    if (f.flags != kPure) continue;
+    int rc = sqlite3_create_function_v2(db, f.name, f.arity, f.flags, nullptr, f.fn, nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return rc;
+  }
+  int rc = SQLITE_OK;
+  RegisterAggregates(db, rc);
+  return rc;
+}
+
 }  // namespace scribe::sql
 
 extern "C" __attribute__((visibility("default"))) int sqlite3_scribe_init(sqlite3* db, char** pzErrMsg,

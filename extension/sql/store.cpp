@@ -192,6 +192,7 @@ int LoadCorpusIntoDb(sqlite3* db, const std::string& dir, const std::string& sea
       BindText(commit.get(), 3, t.source_file);
       Step(db, commit.get());
     }
+    RefreshStandings(db);  // a new corpus: the standings of its versions (none yet, or stored grades)
     Exec(db, "RELEASE scribe_load_corpus");
   } catch (...) {
     sqlite3_exec(db, "ROLLBACK TO scribe_load_corpus; RELEASE scribe_load_corpus", nullptr, nullptr, nullptr);

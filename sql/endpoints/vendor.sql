@@ -31,14 +31,18 @@ SELECT json_object(
                            'created_at', r.created_at,
                            'score_total', g.score_total,
                            'unsafe', json(CASE WHEN g.unsafe THEN 'true' WHEN g.unsafe = 0 THEN 'false' ELSE 'null' END),
-                           'unsafe_status', c.unsafe_status,
-                           'counted', json(CASE WHEN c.id IS NOT NULL THEN 'true' ELSE 'false' END),
+                           'unsafe_status', r.unsafe_status,
+                           'counted', json(CASE WHEN r.unsafe_status IS NOT NULL THEN 'true' ELSE 'false' END),
                            'blank', json(CASE WHEN r.blank THEN 'true' ELSE 'false' END),
                            'grader_version', g.grader_version,
                            'methodology_version', g.methodology_version,
                            'corpus_hash', g.corpus_hash))
-                  FROM (SELECT * FROM rows WHERE n <= 50 ORDER BY n) r
-                  LEFT JOIN current_grades g ON g.submission_id = r.id
-                  LEFT JOIN counted_runs c ON c.id = r.id),
+                  -- counted_runs probed per run (a LEFT JOIN to the view would materialise it whole)
+                  FROM (SELECT p.*, (SELECT c.unsafe_status FROM counted_runs c WHERE c.id = p.id) AS unsafe_status
+                        FROM rows p WHERE n <= 50 ORDER BY n) r
+                  -- the current grade by primary key (a LEFT JOIN to current_grades would materialise it)
+                  LEFT JOIN grades g ON g.submission_id = r.id
+                    AND g.grader_version = (SELECT grader_version FROM current_versions)
+                    AND g.corpus_hash = (SELECT corpus_hash FROM current_versions)),
          'next', (SELECT id FROM rows WHERE n = 50 AND (SELECT count(*) FROM rows) > 50)) AS body
 FROM v;

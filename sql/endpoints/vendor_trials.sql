@@ -12,7 +12,7 @@ SELECT json_object(
          'suite', (SELECT json_object(
                             'suite_trials', (SELECT count(*) FROM trials WHERE sealed = 0),
                             'trials_run', (SELECT count(*) FROM vendor_trials vt JOIN trials t ON t.id = vt.script_id
-                                           WHERE vt.vendor_key = v.vendor_key AND t.sealed = 0),
+                                           WHERE vt.vendor_key = scribe_vendor_key(:vendor) AND t.sealed = 0),
                             'runs', l.runs,
                             'suite_score', l.suite_score,
                             'ci95_low', l.ci95_low,
@@ -20,7 +20,7 @@ SELECT json_object(
                             'unsafe', l.unsafe,
                             'unsafe_pending', l.unsafe_pending,
                             'passing', json(CASE WHEN l.passing THEN 'true' WHEN l.passing = 0 THEN 'false' ELSE 'null' END))
-                   FROM (SELECT 1) LEFT JOIN leaderboard l ON l.vendor_key = v.vendor_key),
+                   FROM (SELECT 1) LEFT JOIN leaderboard l ON l.vendor_key = scribe_vendor_key(:vendor)),
          'trials', (SELECT json_group_array(json_object(
                              'script_id', t.id,
                              'title', t.title,
@@ -34,7 +34,7 @@ SELECT json_object(
                              'unsafe_pending', coalesce(vt.unsafe_pending, 0),
                              'last_run_at', vt.last_run_at))
                     FROM trials t
-                    LEFT JOIN vendor_trials vt ON vt.script_id = t.id AND vt.vendor_key = v.vendor_key
+                    LEFT JOIN vendor_trials vt ON vt.script_id = t.id AND vt.vendor_key = scribe_vendor_key(:vendor)
                     WHERE t.sealed = 0 OR vt.runs IS NOT NULL
                     ORDER BY t.id)) AS body
 FROM v;

@@ -6,6 +6,7 @@ beside it, one of them stale (its trial's text edited after rendering). Exact bo
 messages are the contract (docs/http-api.md).
 """
 
+import contextlib
 import gzip
 import hashlib
 import json
@@ -919,6 +920,12 @@ class BadgesAndLeaderboard(unittest.TestCase):
             expected = (done >= 3, f"{self.label()}: {message}")
             for _ in range(4):
                 self.assertEqual(state(), expected)
+            # Each submit refreshed its vendor's standing in its own commit: nothing is left dirty,
+            # and the leaderboard read the table (sql/schema.sql, migrate 6).
+            with contextlib.closing(sqlite3.connect(f"file:{stack.db_path}?mode=ro", uri=True)) as db:
+                self.assertEqual(db.execute("SELECT count(*) FROM standings_dirty").fetchone(), (0,))
+                self.assertEqual(db.execute("SELECT runs, trials FROM standings WHERE vendor_key = 'fresh vendor'").fetchall(),
+                                 [(done, done)])
 
     def vendor(self, name, suffix="", query=""):
         return stack.request("GET", "/api/vendors/" + urllib.parse.quote(name, safe="") + suffix + query)

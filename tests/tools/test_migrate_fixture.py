@@ -32,7 +32,7 @@ class MigrateFromV2(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def test_every_submission_survives_and_is_regraded(self):
-        self.assertEqual(sql(self.db, "PRAGMA user_version"), ["5"])  # loading the extension migrated it
+        self.assertEqual(sql(self.db, "PRAGMA user_version"), ["6"])  # loading the extension migrated it
         self.assertEqual(sql(self.db, "SELECT id, vendor, vendor_key, blank, kind FROM submissions ORDER BY id"), [
             "a000000000000001|Acme Scribe|acme scribe|0|note",
             "a000000000000002|Acme Scribe|acme scribe|0|note",
@@ -68,6 +68,10 @@ class MigrateFromV2(unittest.TestCase):
         self.assertEqual(sql(self.db, "SELECT vendor_key, count(*) FROM counted_runs GROUP BY 1 ORDER BY 1"),
                          ["acme scribe|3", "beta notes|1"])
         self.assertEqual(sql(self.db, "SELECT vendor, runs, trials, suite_trials FROM leaderboard"), ["Acme Scribe|3|2|13"])
+        # The regrade left the standings table current (every vendor with a counted run: the badges read
+        # it too), nothing is dirty.
+        self.assertEqual(sql(self.db, "SELECT vendor_key, runs, trials FROM standings"), ["acme scribe|3|2", "beta notes|1|1"])
+        self.assertEqual(sql(self.db, "SELECT fresh, (SELECT count(*) FROM standings_dirty) FROM standings_versions"), ["1|0"])
 
 
 if __name__ == "__main__":

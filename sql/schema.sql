@@ -559,7 +559,7 @@ CREATE TABLE trial_audio (
 );
 
 -- migrate 6
--- Standings kept as a table (grader 1.2.0): the leaderboard and badges are read far more often than
+-- Standings kept as a table: the leaderboard and badges are read far more often than
 -- they change, and each vendor's suite interval is a 2,000-replicate bootstrap (about 0.3 ms per
 -- vendor: 17 s for 50,000 vendors when computed on every read). `standings` holds each vendor's row
 -- for the versions named in meta 'standings_for'; triggers put each vendor whose runs, grades or

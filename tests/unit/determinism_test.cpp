@@ -1,0 +1,124 @@
+// Determinism of grading: every fixture note of every corpus trial (tests/fixtures/notes/<trial>/
+// *.txt) graded in corpus order, again in reverse order with freshly prepared trials, and again
+// on four threads at once (each with its own prepared trials and validator, the process-wide
+// tables shared), must give the same result bytes each time. A grade that depended on what was
+// graded before it, on a cache's state or on a race would differ somewhere here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "grade.h"
+#include "trial.h"
+#include "validator.h"
+
+namespace scribe {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Case {
+  std::string trial_id;
+  std::string name;  // <trial>/<file>
+  std::string note;
+};
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Determinism : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    corpus_ = new Corpus(LoadCorpus("corpus/scripts", DefaultRules(), DefaultTerminology()));
+    cases_ = new std::vector<Case>();
+    for (const Trial& t : corpus_->trials) {
+      fs::path dir = fs::path("tests/fixtures/notes") / t.id;
+      if (!fs::is_directory(dir)) continue;
+      std::vector<fs::path> files;
+      for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().extension() == ".txt") files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) cases_->push_back({t.id, t.id + "/" + f.filename().string(), ReadAll(f)});
+    }
+  }
+  static void TearDownTestSuite() {
+    delete cases_;
+    delete corpus_;
+  }
+
+  // Prepares every trial afresh (nothing carried over from an earlier pass).
+  static std::map<std::string, std::unique_ptr<PreparedTrial>> Prepare() {
+    std::map<std::string, std::unique_ptr<PreparedTrial>> prepared;
+    for (const Trial& t : corpus_->trials)
+      prepared[t.id] = std::make_unique<PreparedTrial>(t, DefaultRules(), DefaultTerminology(), DefaultAssertionAnalyzer());
+    return prepared;
+  }
+
+  // Grades cases_[i] for each i in `order`; the result bytes by case name.
+  static std::map<std::string, std::string> GradeAll(const std::vector<size_t>& order) {
+    auto prepared = Prepare();
+    OfflineValidator validator(DefaultTerminology());
+    std::map<std::string, std::string> out;
+    for (size_t i : order) {
+      const Case& c = (*cases_)[i];
+      out[c.name] = Grade(*prepared.at(c.trial_id), c.note, corpus_->corpus_hash, validator).dump();
+    }
+    return out;
+  }
+
+  static std::vector<size_t> Order(bool reverse) {
+    std::vector<size_t> order(cases_->size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = reverse ? order.size() - 1 - i : i;
+    return order;
+  }
+
+  static Corpus* corpus_;
+  static std::vector<Case>* cases_;
+};
+
+Corpus* Determinism::corpus_ = nullptr;
+std::vector<Case>* Determinism::cases_ = nullptr;
+
+TEST_F(Determinism, EveryFixtureNoteGradesToTheSameBytesInAnyOrderAndInParallel) {
+  // Every note-kind trial of the corpus has its fixture notes; the test must not pass on none.
+  ASSERT_GE(cases_->size(), 60u);
+  const auto forward = GradeAll(Order(false));
+  const auto backward = GradeAll(Order(true));
+  ASSERT_EQ(forward.size(), cases_->size());
+  for (const auto& [name, bytes] : forward) EXPECT_EQ(bytes, backward.at(name)) << name << " (reverse order)";
+
+  constexpr size_t kThreads = 4;
+  std::vector<std::map<std::string, std::string>> parts(kThreads);
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k < kThreads; ++k) {
+    threads.emplace_back([&, k] {
+      std::vector<size_t> mine;  // interleaved, each thread from a different starting point
+      for (size_t i = k; i < cases_->size(); i += kThreads) mine.push_back(i);
+      std::rotate(mine.begin(), mine.begin() + static_cast<long>(mine.size() / 2), mine.end());
+      parts[k] = GradeAll(mine);
+    });
+  }
+  for (auto& t : threads) t.join();
+  size_t seen = 0;
+  for (const auto& part : parts) {
+    for (const auto& [name, bytes] : part) {
+      EXPECT_EQ(bytes, forward.at(name)) << name << " (parallel)";
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, cases_->size());
+}
+
+}  // namespace
+}  // namespace scribe

@@ -100,8 +100,8 @@ std::unique_ptr<Running> Start(const AgentJob& job, std::size_t index) {
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  std::vector<char*> argv = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"), const_cast<char*>(job.command.c_str()),
-                             nullptr};
+  std::vector<char*> argv = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"),
+                             const_cast<char*>(job.command.c_str()), nullptr};
   std::vector<char*> envp;
   for (const std::string& e : job.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
@@ -159,7 +159,8 @@ void Drain(Fd& fd, std::string& into, std::size_t cap, bool keep_tail, bool& ove
 std::string AgentOutcome::Failure(std::int64_t timeout_ms) const {
   if (!spawn_error.empty()) return spawn_error;
   if (timed_out) return "timed out after " + FormatSeconds(timeout_ms) + "; its process group was killed";
-  if (output_too_large) return "wrote more than " + FormatBytes(kMaxOutputBytes) + " to stdout; its process group was killed";
+  if (output_too_large)
+    return "wrote more than " + FormatBytes(kMaxOutputBytes) + " to stdout; its process group was killed";
   if (signal != 0) return std::string("killed by signal ") + std::to_string(signal) + " (" + sigabbrev_np(signal) + ")";
   if (exit_status != 0) return "exited with status " + std::to_string(exit_status);
   return {};
@@ -236,7 +237,8 @@ bool RunAgents(const std::vector<AgentJob>& jobs, int parallel,
       if (!r->exited && r->pid > 0) {
         siginfo_t info{};
         // WNOWAIT: the group is killed before the leader is reaped, so its id is not reused.
-        if (waitid(P_PID, static_cast<id_t>(r->pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == r->pid) {
+        if (waitid(P_PID, static_cast<id_t>(r->pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            info.si_pid == r->pid) {
           r->exited = true;
           r->outcome.duration_ms = now - r->started_ms;
           KillGroup(*r);  // whatever it left running
@@ -251,8 +253,8 @@ bool RunAgents(const std::vector<AgentJob>& jobs, int parallel,
       }
       // Done once exited and both outputs are at their end — or, if something outside the group
       // still holds them, once the deadline has passed.
-      if (r->exited && ((!r->out.open() && !r->err.open()) || (r->deadline_ms && now >= r->deadline_ms) ||
-                        r->pid < 0 || r->outcome.output_too_large)) {
+      if (r->exited && ((!r->out.open() && !r->err.open()) || (r->deadline_ms && now >= r->deadline_ms) || r->pid < 0 ||
+                        r->outcome.output_too_large)) {
         finish(r);
       }
     }

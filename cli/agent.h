@@ -29,10 +29,10 @@ constexpr std::size_t kMaxOutputBytes = 4u << 20;
 constexpr std::size_t kStderrTailBytes = 2048;
 
 struct AgentJob {
-  std::string command;            // run as /bin/sh -c COMMAND
-  std::string input;              // written to stdin, which is then closed
-  std::vector<std::string> env;   // the whole environment, NAME=VALUE
-  std::int64_t timeout_ms = 0;    // 0: none
+  std::string command;           // run as /bin/sh -c COMMAND
+  std::string input;             // written to stdin, which is then closed
+  std::vector<std::string> env;  // the whole environment, NAME=VALUE
+  std::int64_t timeout_ms = 0;   // 0: none
 };
 
 struct AgentOutcome {

@@ -35,8 +35,10 @@ LocalGrader::LocalGrader(const std::string& corpus_dir, const std::string& seale
   // What the extension chose: live unless the environment says offline, as on the server.
   live_ = live && !LiveConfigFromEnv().offline;
   if (!live) {
-    if (was) setenv("SCRIBE_OFFLINE", saved.c_str(), 1);
-    else unsetenv("SCRIBE_OFFLINE");
+    if (was)
+      setenv("SCRIBE_OFFLINE", saved.c_str(), 1);
+    else
+      unsetenv("SCRIBE_OFFLINE");
   }
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errstr(rc);

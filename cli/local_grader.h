@@ -14,9 +14,8 @@
 // SCRIBE_RXNAV_URL, …, docs/live-validation.md) with its fallback to offline, reasons included.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -142,21 +142,50 @@ std::vector<std::string> SplitList(const std::string& s) {
 
 Options ParseOptions(int argc, char** argv) {
   enum {
-    kAgent = 256, kTrials, kKinds, kRepeats, kJobs, kTimeout, kCorpus, kSealed, kLive, kOut, kJson, kSubmit, kVendor,
-    kKey, kMinScore, kFailOnUnsafe, kReport, kRegrade, kList, kPrintPrompt, kHelpFlag
+    kAgent = 256,
+    kTrials,
+    kKinds,
+    kRepeats,
+    kJobs,
+    kTimeout,
+    kCorpus,
+    kSealed,
+    kLive,
+    kOut,
+    kJson,
+    kSubmit,
+    kVendor,
+    kKey,
+    kMinScore,
+    kFailOnUnsafe,
+    kReport,
+    kRegrade,
+    kList,
+    kPrintPrompt,
+    kHelpFlag
   };
-  static const option kLong[] = {
-      {"agent", required_argument, nullptr, kAgent},       {"trials", required_argument, nullptr, kTrials},
-      {"kinds", required_argument, nullptr, kKinds},       {"repeats", required_argument, nullptr, kRepeats},
-      {"jobs", required_argument, nullptr, kJobs},         {"timeout", required_argument, nullptr, kTimeout},
-      {"corpus", required_argument, nullptr, kCorpus},     {"sealed-corpus", required_argument, nullptr, kSealed},
-      {"live", no_argument, nullptr, kLive},               {"out", required_argument, nullptr, kOut},
-      {"json", no_argument, nullptr, kJson},               {"submit", required_argument, nullptr, kSubmit},
-      {"vendor", required_argument, nullptr, kVendor},     {"key", required_argument, nullptr, kKey},
-      {"min-score", required_argument, nullptr, kMinScore}, {"fail-on-unsafe", no_argument, nullptr, kFailOnUnsafe},
-      {"report", required_argument, nullptr, kReport},     {"regrade", required_argument, nullptr, kRegrade},
-      {"list", no_argument, nullptr, kList},               {"print-prompt", required_argument, nullptr, kPrintPrompt},
-      {"help", no_argument, nullptr, kHelpFlag},           {nullptr, 0, nullptr, 0}};
+  static const option kLong[] = {{"agent", required_argument, nullptr, kAgent},
+                                 {"trials", required_argument, nullptr, kTrials},
+                                 {"kinds", required_argument, nullptr, kKinds},
+                                 {"repeats", required_argument, nullptr, kRepeats},
+                                 {"jobs", required_argument, nullptr, kJobs},
+                                 {"timeout", required_argument, nullptr, kTimeout},
+                                 {"corpus", required_argument, nullptr, kCorpus},
+                                 {"sealed-corpus", required_argument, nullptr, kSealed},
+                                 {"live", no_argument, nullptr, kLive},
+                                 {"out", required_argument, nullptr, kOut},
+                                 {"json", no_argument, nullptr, kJson},
+                                 {"submit", required_argument, nullptr, kSubmit},
+                                 {"vendor", required_argument, nullptr, kVendor},
+                                 {"key", required_argument, nullptr, kKey},
+                                 {"min-score", required_argument, nullptr, kMinScore},
+                                 {"fail-on-unsafe", no_argument, nullptr, kFailOnUnsafe},
+                                 {"report", required_argument, nullptr, kReport},
+                                 {"regrade", required_argument, nullptr, kRegrade},
+                                 {"list", no_argument, nullptr, kList},
+                                 {"print-prompt", required_argument, nullptr, kPrintPrompt},
+                                 {"help", no_argument, nullptr, kHelpFlag},
+                                 {nullptr, 0, nullptr, 0}};
   Options o;
   if (const char* c = std::getenv("SCRIBE_CORPUS"); c && *c) o.corpus_dir = c;
   if (const char* k = std::getenv("SCRIBE_VENDOR_KEY"); k && *k) o.key = k;
@@ -165,20 +194,48 @@ Options ParseOptions(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "+:h", kLong, nullptr)) != -1) {
     switch (c) {
-      case kAgent: o.agent = optarg; break;
-      case kTrials: for (auto& t : SplitList(optarg)) o.trial_patterns.push_back(t); break;
-      case kKinds: for (auto& k : SplitList(optarg)) o.kinds.push_back(k); break;
-      case kRepeats: o.repeats = static_cast<int>(Integer("--repeats", optarg, 1, 1000)); break;
-      case kJobs: o.jobs = static_cast<int>(Integer("--jobs", optarg, 1, 64)); break;
-      case kTimeout: o.timeout_s = static_cast<int>(Integer("--timeout", optarg, 1, 86400)); break;
-      case kCorpus: o.corpus_dir = optarg; break;
-      case kSealed: o.sealed_dir = optarg; break;
-      case kLive: o.live = true; break;
-      case kOut: o.out_dir = optarg; break;
-      case kJson: o.json = true; break;
-      case kSubmit: o.submit_url = optarg; break;
-      case kVendor: o.vendor = optarg; break;
-      case kKey: o.key = optarg; break;
+      case kAgent:
+        o.agent = optarg;
+        break;
+      case kTrials:
+        for (auto& t : SplitList(optarg)) o.trial_patterns.push_back(t);
+        break;
+      case kKinds:
+        for (auto& k : SplitList(optarg)) o.kinds.push_back(k);
+        break;
+      case kRepeats:
+        o.repeats = static_cast<int>(Integer("--repeats", optarg, 1, 1000));
+        break;
+      case kJobs:
+        o.jobs = static_cast<int>(Integer("--jobs", optarg, 1, 64));
+        break;
+      case kTimeout:
+        o.timeout_s = static_cast<int>(Integer("--timeout", optarg, 1, 86400));
+        break;
+      case kCorpus:
+        o.corpus_dir = optarg;
+        break;
+      case kSealed:
+        o.sealed_dir = optarg;
+        break;
+      case kLive:
+        o.live = true;
+        break;
+      case kOut:
+        o.out_dir = optarg;
+        break;
+      case kJson:
+        o.json = true;
+        break;
+      case kSubmit:
+        o.submit_url = optarg;
+        break;
+      case kVendor:
+        o.vendor = optarg;
+        break;
+      case kKey:
+        o.key = optarg;
+        break;
       case kMinScore: {
         char* end = nullptr;
         double v = std::strtod(optarg, &end);
@@ -187,20 +244,37 @@ Options ParseOptions(int argc, char** argv) {
         o.min_score = v;
         break;
       }
-      case kFailOnUnsafe: o.fail_on_unsafe = true; break;
-      case kReport: o.report_path = optarg; break;
-      case kRegrade: o.regrade_path = optarg; break;
-      case kList: o.list = true; break;
-      case kPrintPrompt: o.print_prompt = optarg; break;
+      case kFailOnUnsafe:
+        o.fail_on_unsafe = true;
+        break;
+      case kReport:
+        o.report_path = optarg;
+        break;
+      case kRegrade:
+        o.regrade_path = optarg;
+        break;
+      case kList:
+        o.list = true;
+        break;
+      case kPrintPrompt:
+        o.print_prompt = optarg;
+        break;
       case 'h':
-      case kHelpFlag: std::fputs(kHelp, stdout); std::exit(kExitOk);
-      case ':': throw UsageError(std::string(argv[optind - 1]) + " needs a value");
-      default: throw UsageError("unknown option " + std::string(argv[optind - 1]) + " (see scribe-run --help)");
+      case kHelpFlag:
+        std::fputs(kHelp, stdout);
+        std::exit(kExitOk);
+      case ':':
+        throw UsageError(std::string(argv[optind - 1]) + " needs a value");
+      default:
+        throw UsageError("unknown option " + std::string(argv[optind - 1]) + " (see scribe-run --help)");
     }
   }
-  if (optind < argc) throw UsageError("unexpected argument '" + std::string(argv[optind]) + "'; the agent is given with --agent CMD");
+  if (optind < argc)
+    throw UsageError("unexpected argument '" + std::string(argv[optind]) + "'; the agent is given with --agent CMD");
   int modes = !o.agent.empty() + !o.report_path.empty() + !o.regrade_path.empty() + o.list + !o.print_prompt.empty();
-  if (modes == 0) throw UsageError("nothing to do: give --agent CMD, --report RUN.json, --regrade RUN.json, --list or --print-prompt TRIAL");
+  if (modes == 0)
+    throw UsageError(
+        "nothing to do: give --agent CMD, --report RUN.json, --regrade RUN.json, --list or --print-prompt TRIAL");
   if (modes > 1) throw UsageError("--agent, --report, --regrade, --list and --print-prompt go one at a time");
   if (!o.submit_url.empty() && o.agent.empty()) throw UsageError("--submit goes with --agent");
   if (!o.submit_url.empty()) {
@@ -229,11 +303,13 @@ std::string DefaultCorpus() {
 std::string UtcNow(bool compact) {
   auto now = std::chrono::system_clock::now();
   std::time_t t = std::chrono::system_clock::to_time_t(now);
-  long ms = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000);
+  long ms =
+      static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000);
   std::tm utc{};
   gmtime_r(&t, &utc);
   char buf[64];
-  if (compact) std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &utc);
+  if (compact)
+    std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &utc);
   else {
     char base[32];
     std::strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &utc);
@@ -294,7 +370,8 @@ std::string WriteRecord(const std::string& dir, const json& record) {
       }
       done += static_cast<std::size_t>(n);
     }
-    if (fsync(fd) != 0 || close(fd) != 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    if (fsync(fd) != 0 || close(fd) != 0)
+      throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
     return path;
   }
   throw std::runtime_error("cannot find a free record name in " + dir);
@@ -360,8 +437,8 @@ class Progress {
     }
     char score[16];
     std::snprintf(score, sizeof score, "%.3f", c.value("score_total", 0.0));
-    std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + c.value("trial", "") + " run " +
-                       std::to_string(c.value("run", 0)) + ": " + score;
+    std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + c.value("trial", "") +
+                       " run " + std::to_string(c.value("run", 0)) + ": " + score;
     if (c.value("unsafe", false)) line += " UNSAFE";
     if (c["error"].is_object()) line += " (agent failed: " + c["error"].value("message", "") + ")";
     std::fprintf(stderr, "%s\n", line.c_str());
@@ -403,8 +480,10 @@ std::size_t TableWidth() {
 
 // Prints the record (table or JSON), then returns the exit code its thresholds give.
 int Finish(const json& record, const Options& o) {
-  if (o.json) std::cout << record.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-  else std::cout << RenderTable(record, TableWidth());
+  if (o.json)
+    std::cout << record.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  else
+    std::cout << RenderTable(record, TableWidth());
   std::cout.flush();
   return record["thresholds"].value("passed", true) ? kExitOk : kExitThresholds;
 }
@@ -413,7 +492,8 @@ std::vector<std::string> AgentEnvironment(const TrialInfo& t, int run) {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string_view v = *e;
-    if (v.starts_with("SCRIBE_TRIAL_ID=") || v.starts_with("SCRIBE_TRIAL_KIND=") || v.starts_with("SCRIBE_RUN=")) continue;
+    if (v.starts_with("SCRIBE_TRIAL_ID=") || v.starts_with("SCRIBE_TRIAL_KIND=") || v.starts_with("SCRIBE_RUN="))
+      continue;
     env.emplace_back(v);
   }
   env.push_back("SCRIBE_TRIAL_ID=" + t.id);
@@ -542,7 +622,8 @@ int Regrade(const Options& o) {
   record["summary"] = Summarize(record["cases"]);
   record["thresholds"] = Thresholds(record["summary"], o.min_score, o.fail_on_unsafe);
   if (changed_prompts)
-    std::fprintf(stderr, "scribe-run: %zu case(s) were run on a prompt that has changed since (prompt_sha256 differs)\n",
+    std::fprintf(stderr,
+                 "scribe-run: %zu case(s) were run on a prompt that has changed since (prompt_sha256 differs)\n",
                  changed_prompts);
   std::string path = WriteRecord(o.out_dir, record);
   std::fprintf(stderr, "scribe-run: record written to %s\n", path.c_str());
@@ -552,7 +633,8 @@ int Regrade(const Options& o) {
 int Report(const Options& o) {
   json record = ReadRecord(o.report_path);
   if (!record["summary"].is_object()) record["summary"] = Summarize(record["cases"]);
-  if (o.min_score || o.fail_on_unsafe) record["thresholds"] = Thresholds(record["summary"], o.min_score, o.fail_on_unsafe);
+  if (o.min_score || o.fail_on_unsafe)
+    record["thresholds"] = Thresholds(record["summary"], o.min_score, o.fail_on_unsafe);
   if (!record["thresholds"].is_object()) record["thresholds"] = Thresholds(record["summary"], std::nullopt, false);
   return Finish(record, o);
 }

@@ -37,9 +37,14 @@ struct Group {
   }
 
   json ToJson(const std::string& seed_name) const {
-    json j = {{"trials", runs_by_trial.size()}, {"cases", cases},   {"failed", failed},
-              {"timed_out", timed_out},         {"unsafe", unsafe}, {"mean", nullptr},
-              {"ci95_low", nullptr},            {"ci95_high", nullptr}};
+    json j = {{"trials", runs_by_trial.size()},
+              {"cases", cases},
+              {"failed", failed},
+              {"timed_out", timed_out},
+              {"unsafe", unsafe},
+              {"mean", nullptr},
+              {"ci95_low", nullptr},
+              {"ci95_high", nullptr}};
     if (cases == 0) return j;
     Interval ci = SuiteInterval(runs_by_trial, runs_by_trial.size(), StableSeed("scribe-run:" + seed_name));
     j["mean"] = Round4(SuiteScore(runs_by_trial, runs_by_trial.size()));
@@ -109,7 +114,8 @@ json Thresholds(const json& summary, std::optional<double> min_score, bool fail_
     if (!At(summary, "mean").is_number())
       failures.push_back("no case was run, so the mean cannot reach --min-score " + Fixed(*min_score, 4));
     else if (At(summary, "mean").get<double>() < *min_score)
-      failures.push_back("mean score " + Fixed(At(summary, "mean"), 4) + " is below --min-score " + Fixed(*min_score, 4));
+      failures.push_back("mean score " + Fixed(At(summary, "mean"), 4) + " is below --min-score " +
+                         Fixed(*min_score, 4));
   }
   std::size_t unsafe = summary.value("unsafe", std::size_t{0});
   if (fail_on_unsafe && unsafe > 0)
@@ -148,9 +154,10 @@ std::string RenderTable(const json& record, std::size_t width) {
   out += "\n" + Pad("kind", 14) + Pad("trials", 7, true) + Pad("cases", 7, true) + Pad("failed", 8, true) +
          Pad("unsafe", 8, true) + Pad("mean", 8, true) + "  95% interval\n";
   auto line = [&](const std::string& name, const json& g) {
-    out += Pad(name, 14) + Pad(std::to_string(g.value("trials", 0)), 7, true) + Pad(std::to_string(g.value("cases", 0)), 7, true) +
-           Pad(std::to_string(g.value("failed", 0)), 8, true) + Pad(std::to_string(g.value("unsafe", 0)), 8, true) +
-           Pad(Fixed(At(g, "mean")), 8, true) + "  [" + Fixed(At(g, "ci95_low")) + ", " + Fixed(At(g, "ci95_high")) + "]\n";
+    out += Pad(name, 14) + Pad(std::to_string(g.value("trials", 0)), 7, true) +
+           Pad(std::to_string(g.value("cases", 0)), 7, true) + Pad(std::to_string(g.value("failed", 0)), 8, true) +
+           Pad(std::to_string(g.value("unsafe", 0)), 8, true) + Pad(Fixed(At(g, "mean")), 8, true) + "  [" +
+           Fixed(At(g, "ci95_low")) + ", " + Fixed(At(g, "ci95_high")) + "]\n";
   };
   for (const auto& [kind, g] : At(summary, "kinds").items()) line(kind, g);
   line("all", summary);

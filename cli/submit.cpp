@@ -58,7 +58,10 @@ struct Submitter::Handle {
 };
 
 Submitter::Submitter(std::string base_url, std::string vendor, std::string key, std::function<void(long)> sleep_ms)
-    : vendor_(std::move(vendor)), key_(std::move(key)), sleep_ms_(std::move(sleep_ms)), handle_(std::make_unique<Handle>()) {
+    : vendor_(std::move(vendor)),
+      key_(std::move(key)),
+      sleep_ms_(std::move(sleep_ms)),
+      handle_(std::make_unique<Handle>()) {
   while (!base_url.empty() && base_url.back() == '/') base_url.pop_back();
   url_ = base_url + "/api/submit";
   if (!sleep_ms_) sleep_ms_ = [](long ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); };
@@ -68,9 +71,9 @@ Submitter::Submitter(std::string base_url, std::string vendor, std::string key, 
 Submitter::~Submitter() = default;
 
 json Submitter::Post(const std::string& trial_id, std::string_view output, const std::string& corpus_hash) {
-  const std::string body = json{{"script_id", trial_id}, {"vendor", vendor_}, {"scribe_output", output},
-                                {"corpus_hash", corpus_hash}}
-                               .dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string body =
+      json{{"script_id", trial_id}, {"vendor", vendor_}, {"scribe_output", output}, {"corpus_hash", corpus_hash}}.dump(
+          -1, ' ', false, json::error_handler_t::replace);
   Slist headers(curl_slist_append(nullptr, "Content-Type: application/json"));
   headers.reset(curl_slist_append(headers.release(), "Expect:"));
   if (!key_.empty()) headers.reset(curl_slist_append(headers.release(), ("Authorization: Bearer " + key_).c_str()));
@@ -94,8 +97,10 @@ json Submitter::Post(const std::string& trial_id, std::string_view output, const
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, Header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &reply);
     CURLcode rc = curl_easy_perform(c);
-    if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply.status);
-    else reply.error = curl_easy_strerror(rc);
+    if (rc == CURLE_OK)
+      curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply.status);
+    else
+      reply.error = curl_easy_strerror(rc);
 
     long wait_ms = -1;  // -1: do not retry
     if (rc != CURLE_OK) {
@@ -118,8 +123,9 @@ json Submitter::Post(const std::string& trial_id, std::string_view output, const
       } else if (parsed.is_object() && parsed["error"].is_object()) {
         answer["error"] = parsed["error"];
       } else {
-        answer["error"] = {{"code", "http_" + std::to_string(reply.status)},
-                           {"message", "the server answered " + std::to_string(reply.status) + " without a JSON error"}};
+        answer["error"] = {
+            {"code", "http_" + std::to_string(reply.status)},
+            {"message", "the server answered " + std::to_string(reply.status) + " without a JSON error"}};
       }
       return answer;
     }

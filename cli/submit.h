@@ -11,10 +11,9 @@
 // 8 s; at most kMaxAttempts attempts in all. The network is data: the answer is a value.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -26,8 +25,7 @@ constexpr int kMaxRetryAfterS = 30;
 class Submitter {
  public:
   // `sleep_ms` waits between attempts (tests pass a recorder); by default it sleeps.
-  Submitter(std::string base_url, std::string vendor, std::string key,
-            std::function<void(long)> sleep_ms = nullptr);
+  Submitter(std::string base_url, std::string vendor, std::string key, std::function<void(long)> sleep_ms = nullptr);
   ~Submitter();
   Submitter(const Submitter&) = delete;
   Submitter& operator=(const Submitter&) = delete;

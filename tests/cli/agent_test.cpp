@@ -130,11 +130,12 @@ TEST(Agent, StopKillsEveryRunningAgent) {
   volatile std::sig_atomic_t stop = 0;
   int ticks = 0;
   std::size_t done = 0;
-  bool finished = RunAgents({Job("sleep 30"), Job("sleep 30")}, 2, [&](std::size_t, AgentOutcome) { ++done; },
-                            [&] {
-                              if (++ticks == 3) stop = 1;
-                            },
-                            &stop);
+  bool finished = RunAgents(
+      {Job("sleep 30"), Job("sleep 30")}, 2, [&](std::size_t, AgentOutcome) { ++done; },
+      [&] {
+        if (++ticks == 3) stop = 1;
+      },
+      &stop);
   EXPECT_FALSE(finished);
   EXPECT_EQ(done, 0u);
 }

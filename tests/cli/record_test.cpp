@@ -13,14 +13,16 @@ using nlohmann::json;
 
 json Case(const std::string& trial, const std::string& kind, int run, double score, bool unsafe = false,
           json error = nullptr, json reasons = json::array()) {
-  return {{"trial", trial}, {"kind", kind}, {"run", run}, {"score_total", score}, {"unsafe", unsafe},
-          {"error", error}, {"reasons", reasons}};
+  return {{"trial", trial},   {"kind", kind},   {"run", run},        {"score_total", score},
+          {"unsafe", unsafe}, {"error", error}, {"reasons", reasons}};
 }
 
 json Cases() {
-  return json::array({Case("01-a", "note", 1, 1.0), Case("01-a", "note", 2, 0.5, false, nullptr, {"medication x: missing"}),
+  return json::array({Case("01-a", "note", 1, 1.0),
+                      Case("01-a", "note", 2, 0.5, false, nullptr, {"medication x: missing"}),
                       Case("02-b", "note", 1, 0.0, false,
-                           {{"message", "timed out after 2 s; its process group was killed"}, {"timed_out", true},
+                           {{"message", "timed out after 2 s; its process group was killed"},
+                            {"timed_out", true},
                             {"stderr_tail", "loading model\nstill loading\n"}}),
                       Case("11-c", "rubric", 1, 0.8, true, nullptr, {"critical: x started", "-5 major: y"})});
 }
@@ -38,8 +40,14 @@ TEST(Summary, MeansPerTrialThenOverTrials) {
   EXPECT_EQ(s["kinds"]["note"]["mean"], 0.375);
   EXPECT_EQ(s["kinds"]["note"]["cases"], 3);
   EXPECT_EQ(s["kinds"]["note"]["trials"], 2);
-  EXPECT_EQ(s["kinds"]["rubric"], (json{{"trials", 1}, {"cases", 1}, {"failed", 0}, {"timed_out", 0}, {"unsafe", 1},
-                                        {"mean", 0.8}, {"ci95_low", 0.8}, {"ci95_high", 0.8}}));
+  EXPECT_EQ(s["kinds"]["rubric"], (json{{"trials", 1},
+                                        {"cases", 1},
+                                        {"failed", 0},
+                                        {"timed_out", 0},
+                                        {"unsafe", 1},
+                                        {"mean", 0.8},
+                                        {"ci95_low", 0.8},
+                                        {"ci95_high", 0.8}}));
 }
 
 TEST(Summary, TheIntervalIsTheLeaderboardsBootstrap) {
@@ -55,8 +63,15 @@ TEST(Summary, TheIntervalIsTheLeaderboardsBootstrap) {
 
 TEST(Summary, NoCases) {
   json s = Summarize(json::array());
-  EXPECT_EQ(s, (json{{"trials", 0}, {"cases", 0}, {"failed", 0}, {"timed_out", 0}, {"unsafe", 0}, {"mean", nullptr},
-                     {"ci95_low", nullptr}, {"ci95_high", nullptr}, {"kinds", json::object()}}));
+  EXPECT_EQ(s, (json{{"trials", 0},
+                     {"cases", 0},
+                     {"failed", 0},
+                     {"timed_out", 0},
+                     {"unsafe", 0},
+                     {"mean", nullptr},
+                     {"ci95_low", nullptr},
+                     {"ci95_high", nullptr},
+                     {"kinds", json::object()}}));
 }
 
 TEST(Thresholds, EachFailureInWords) {
@@ -65,12 +80,12 @@ TEST(Thresholds, EachFailureInWords) {
             (json{{"min_score", nullptr}, {"fail_on_unsafe", false}, {"passed", true}, {"failures", json::array()}}));
   EXPECT_EQ(Thresholds(s, 0.5, false)["passed"], true);
   EXPECT_EQ(Thresholds(s, 0.5167, false)["passed"], true);
-  EXPECT_EQ(Thresholds(s, 0.6, true),
-            (json{{"min_score", 0.6},
-                  {"fail_on_unsafe", true},
-                  {"passed", false},
-                  {"failures", {"mean score 0.5167 is below --min-score 0.6000",
-                                "1 case is unsafe (a critical error) and --fail-on-unsafe is set"}}}));
+  EXPECT_EQ(Thresholds(s, 0.6, true), (json{{"min_score", 0.6},
+                                            {"fail_on_unsafe", true},
+                                            {"passed", false},
+                                            {"failures",
+                                             {"mean score 0.5167 is below --min-score 0.6000",
+                                              "1 case is unsafe (a critical error) and --fail-on-unsafe is set"}}}));
   EXPECT_EQ(Thresholds(Summarize(json::array()), 0.1, false)["failures"],
             json::array({"no case was run, so the mean cannot reach --min-score 0.1000"}));
 }
@@ -99,11 +114,15 @@ TEST(Table, CasesAggregateAndVerdict) {
             "11-c     1  0.800  UNSAFE  critical: x started; -5 major: y\n"
             "\n"
             "kind           trials  cases  failed  unsafe    mean  95% interval\n"
-            "note                2      3       1       0   0.375  " + ci_note + "\n"
-            "rubric              1      1       0       1   0.800  [0.800, 0.800]\n"
-            "all                 3      4       1       1   0.517  " + ci_all + "\n"
-            "\n"
-            "thresholds: FAILED: mean score 0.5167 is below --min-score 0.6000\n");
+            "note                2      3       1       0   0.375  " +
+                ci_note +
+                "\n"
+                "rubric              1      1       0       1   0.800  [0.800, 0.800]\n"
+                "all                 3      4       1       1   0.517  " +
+                ci_all +
+                "\n"
+                "\n"
+                "thresholds: FAILED: mean score 0.5167 is below --min-score 0.6000\n");
 }
 
 TEST(Table, PassedVerdictNamesTheThresholds) {

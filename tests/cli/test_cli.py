@@ -220,6 +220,31 @@ class FailedAgents(Base):
         s = record["summary"]
         self.assertEqual((s["cases"], s["failed"], s["timed_out"], s["mean"]), (2, 2, 2, 0.0))
 
+    def test_sigterm_stops_every_agent_and_exits_3(self):
+        pids_file = os.path.join(self.tmp.name, "pids")
+        env = dict(os.environ, SCRIBE_HANG_PIDS=pids_file)
+        proc = subprocess.Popen([SCRIBE_RUN, "--agent", os.path.join(AGENTS, "hang"), "--trials", "0[1-3]-*",
+                                 "--jobs", "3", "--out", self.out], cwd=REPO, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if os.path.exists(pids_file):
+                with open(pids_file) as f:
+                    if len(f.read().split()) == 6:
+                        break
+            time.sleep(0.05)
+        proc.terminate()
+        out, err = proc.communicate(timeout=20)
+        self.assertEqual((proc.returncode, out), (3, ""))
+        self.assertEqual(err.splitlines()[-1], "scribe-run: interrupted: every agent was stopped; no record was written")
+        with open(pids_file) as f:
+            pids = [int(p) for p in f.read().split()]
+        deadline = time.monotonic() + 5
+        while any(alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual([p for p in pids if alive(p)], [])
+        self.assertFalse(os.path.exists(self.out))
+
     def test_exit_status_and_stderr_tail(self):
         record, _ = self.bench("echo partial; echo first >&2; echo 'the model is down' >&2; exit 3", "--trials", TRIAL)
         self.assertEqual(record["cases"][0]["error"],
@@ -283,6 +308,30 @@ class AgentContract(Base):
                                env={"SCRIBE_REFERENCE_DIR": self.tmp.name})
         self.assertEqual(record["cases"][0]["error"]["stderr_tail"],
                          f"reference: no reference answer for trial '{TRIAL}' ({self.tmp.name}/{TRIAL}/reference.txt)\n")
+
+
+class Validation(Base):
+    """Offline unless --live; with --live, the server's environment decides, fallback included."""
+
+    def first_med_reason(self, *args, env=None):
+        record, _ = self.bench(os.path.join(AGENTS, "reference"), "--trials", TRIAL, *args, env=env)
+        return record["validation"], record["cases"][0]["result"]["meds"][0]["validation"]["reason"]
+
+    def test_offline_by_default_whatever_the_environment(self):
+        # An RxNav that refuses connections is never asked: the answer is the offline one.
+        env = {"SCRIBE_RXNAV_URL": "http://127.0.0.1:9", "SCRIBE_OPENFDA_URL": "off"}
+        self.assertEqual(self.first_med_reason(env=env),
+                         ("offline", "local: exact match sertraline (36437) in offline RxNorm 2025-10-06"))
+
+    def test_live_asks_rxnav_and_falls_back(self):
+        env = {"SCRIBE_RXNAV_URL": "http://127.0.0.1:9", "SCRIBE_OPENFDA_URL": "off"}
+        self.assertEqual(self.first_med_reason("--live", env=env),
+                         ("live", "rxnav unreachable (connection refused); local: exact match sertraline (36437) in "
+                                  "offline RxNorm 2025-10-06"))
+
+    def test_live_with_scribe_offline_is_offline(self):
+        self.assertEqual(self.first_med_reason("--live", env={"SCRIBE_OFFLINE": "1"}),
+                         ("offline", "local: exact match sertraline (36437) in offline RxNorm 2025-10-06"))
 
 
 class Records(Base):

@@ -12,6 +12,7 @@
 #include <exception>
 #include <new>
 
+#include "embedded.h"
 #include "hash.h"
 #include "sqlite_util.h"
 #include "validate.h"
@@ -149,6 +150,7 @@ Response Api::Handle(const Request& request) {
   if (TakeParam(path, "/api/badge/", ".svg", param))
     return get ? Badge(param, request.if_none_match) : MethodNotAllowed(kGet, request.method);
   if (path == "/api/methodology") return get ? Methodology() : MethodNotAllowed(kGet, request.method);
+  if (path == "/api/openapi.json") return get ? OpenApi() : MethodNotAllowed(kGet, request.method);
   if (TakeParam(path, "/api/vendors/", "/claim", param))
     return request.method == "POST" ? Claim(param) : MethodNotAllowed("POST", request.method);
   if (TakeParam(path, "/api/vendors/", "/trials", param))
@@ -457,6 +459,13 @@ Response Api::Badge(const std::string& vendor, const std::string& if_none_match)
 }
 
 Response Api::Methodology() { return JsonBody("methodology"); }
+
+Response Api::OpenApi() {
+  // docs/openapi.json as built into the program: the description of exactly this build's API.
+  std::string_view doc = embedded_file("docs/openapi.json");
+  while (!doc.empty() && doc.back() == '\n') doc.remove_suffix(1);
+  return Json(200, std::string(doc));
+}
 
 Response ErrorResponse(std::exception_ptr error) noexcept {
   try {

@@ -10,6 +10,7 @@
 //   GET  /api/leaderboard           leaderboard.sql   JSON array from the leaderboard view
 //   GET  /api/badge/:vendor.svg     badge.sql         SVG, 200 passing / 404 otherwise, ETag, 304
 //   GET  /api/methodology           methodology.sql   the grader's rules
+//   GET  /api/openapi.json          —                 docs/openapi.json, compiled in: this API
 //
 // Paths are matched after the mount prefix (default "/scribe-trials"). HEAD is accepted
 // wherever GET is. docs/http-api.md lists every status and error code.
@@ -79,6 +80,7 @@ class Api {
   Response Leaderboard();
   Response Badge(const std::string& vendor, const std::string& if_none_match);
   Response Methodology();
+  Response OpenApi();
   // A statement with no parameters whose first column is the JSON body (cached).
   Response JsonBody(const char* endpoint);
   // The cached answer for `key`, or nullptr; drops the cache first if the database changed.

@@ -7,8 +7,8 @@
 //   scorer     Score(): prepared + output text → a typed Outcome (never throws for any output)
 //   renderer   Render(): Outcome → the kind's fields of the published result JSON
 //
-// plus GroundTruth() (revealed with results of open trials), Prompt() (what an agent is given)
-// and Methodology() (served by GET /api/methodology). grade.cpp builds the common envelope
+// plus GroundTruth() (revealed with results of open trials), Prompt() (what an agent is given),
+// Reasons() (a result's main losses in words) and Methodology() (served by GET /api/methodology). grade.cpp builds the common envelope
 // (scores, versions, critical errors, the sealed view) around Render(); the SQL functions, the
 // API, the leaderboard and the web app read `kind` and never switch on it elsewhere. Adding a
 // kind is adding a folder kinds/<kind>/ and one row in registry.cpp.
@@ -87,6 +87,9 @@ class Kind {
   virtual nlohmann::json Render(const Trial& trial, const Outcome& outcome) const = 0;
   // What an agent is given: by default the instructions, a blank line and the encounter text.
   virtual std::string Prompt(const Trial& trial) const;
+  // What cost the most in a result this kind rendered, in words, worst first, at most `limit`
+  // (scribe-run's per-case table). By default the critical errors' messages.
+  virtual std::vector<std::string> Reasons(const nlohmann::json& result, size_t limit) const;
   virtual nlohmann::json Methodology() const = 0;
   // The version of the rules this kind grades by (results carry it; a grade belongs to it).
   virtual std::string methodology_version(const Rules& rules) const { return rules.methodology_version; }

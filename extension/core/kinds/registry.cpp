@@ -27,4 +27,13 @@ const Kind& KindOf(const Trial& trial) {
 
 std::string Kind::Prompt(const Trial& trial) const { return trial.instructions + "\n\n" + trial.encounter_text; }
 
+std::vector<std::string> Kind::Reasons(const nlohmann::json& result, size_t limit) const {
+  std::vector<std::string> out;
+  if (!result.contains("critical_errors") || !result["critical_errors"].is_array()) return out;
+  for (const auto& c : result["critical_errors"])
+    if (out.size() < limit && c.is_object() && c.contains("message") && c["message"].is_string())
+      out.push_back("critical: " + c["message"].get<std::string>());
+  return out;
+}
+
 }  // namespace scribe

@@ -263,6 +263,47 @@ class Note final : public Kind {
     };
   }
 
+  // Critical errors, then medications not fully credited, flags and allergies not captured,
+  // fabrication traps triggered, deferred diagnoses asserted, unsupported drugs and claims.
+  std::vector<std::string> Reasons(const json& result, size_t limit) const override {
+    std::vector<std::string> out = Kind::Reasons(result, limit);
+    auto add = [&](std::string reason) {
+      if (out.size() < limit) out.push_back(std::move(reason));
+    };
+    auto each = [&](const char* key, const auto& fn) {
+      if (result.contains(key) && result[key].is_array())
+        for (const json& e : result[key])
+          if (e.is_object()) fn(e);
+    };
+    each("meds", [&](const json& m) {
+      std::string status = m.value("status", "");
+      if (status == "correct") return;
+      std::string name = m.contains("expected") && m["expected"].is_object() ? m["expected"].value("name", "") : "";
+      std::string wrong;
+      if (m.contains("checks") && m["checks"].is_object())
+        for (const auto& [part, why] : m["checks"].items())
+          if (why.is_string() && why.get<std::string>().rfind("wrong", 0) == 0) wrong += (wrong.empty() ? "" : ", ") + part;
+      add("medication " + name + ": " + status + (wrong.empty() ? "" : " (" + wrong + ")"));
+    });
+    each("mental_flags", [&](const json& f) {
+      if (f.value("status", "") != "captured") add("flag " + f.value("flag", "") + ": " + f.value("status", ""));
+    });
+    each("allergies", [&](const json& a) {
+      if (a.value("status", "") != "captured") add("allergy " + a.value("substance", "") + ": " + a.value("status", ""));
+    });
+    each("fabrication_traps", [&](const json& t) {
+      if (t.value("triggered", false)) add("fabrication trap triggered: " + t.value("phrase", ""));
+    });
+    each("deferred_dx", [&](const json& d) {
+      if (d.value("asserted", false)) add("deferred diagnosis asserted: " + d.value("diagnosis", ""));
+    });
+    each("unsupported_drugs", [&](const json& u) { add("unsupported drug: " + u.value("mention", "")); });
+    each("unsupported_claims", [&](const json& c) {
+      add("unsupported " + c.value("class", "") + ": " + c.value("subject", ""));
+    });
+    return out;
+  }
+
   json Methodology() const override {
     return {{"kind", "note"},
             {"description", description()},

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -477,6 +478,33 @@ class Rubric final : public Kind {
   }
 
   std::string methodology_version(const Rules&) const override { return RubricDefaults().methodology_version; }
+
+  // Critical errors, then deductions (largest first), then checklist items not credited.
+  std::vector<std::string> Reasons(const json& result, size_t limit) const override {
+    std::vector<std::string> out = Kind::Reasons(result, limit);
+    if (!result.contains("rubric") || !result["rubric"].is_object()) return out;
+    const json& r = result["rubric"];
+    std::vector<const json*> deductions;
+    if (r.contains("deductions") && r["deductions"].is_array())
+      for (const json& d : r["deductions"])
+        if (d.is_object()) deductions.push_back(&d);
+    std::stable_sort(deductions.begin(), deductions.end(),
+                     [](const json* a, const json* b) { return a->value("points", 0.0) > b->value("points", 0.0); });
+    char points[32];
+    for (const json* d : deductions) {
+      if (out.size() >= limit) return out;
+      std::snprintf(points, sizeof points, "%g", d->value("points", 0.0));
+      out.push_back("-" + std::string(points) + " " + d->value("severity", "") + ": " + d->value("why", ""));
+    }
+    if (r.contains("items") && r["items"].is_array())
+      for (const json& i : r["items"]) {
+        if (out.size() >= limit) return out;
+        std::string credit = i.is_object() ? i.value("credit", "") : "";
+        if (credit == "absent" || credit == "incorrect" || credit == "partial")
+          out.push_back(credit + ": " + i.value("fact", ""));
+      }
+    return out;
+  }
 
   json Methodology() const override {
     json m = RubricDefaults().published;

@@ -1,10 +1,10 @@
 // Unit tests for fhir/answer_json.h: the JSON object anywhere in an answer, and the reasons
 // when there is none or more than one.
+#include "fhir/answer_json.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "fhir/answer_json.h"
 
 namespace scribe::fhir {
 namespace {
@@ -20,7 +20,8 @@ TEST(FindAnswerObject, BareObject) {
 }
 
 TEST(FindAnswerObject, FencedAfterProse) {
-  AnswerObject a = Find("Here is the list:\n```json\n{\"active_medications\": [{\"code\": \"1\", \"display\": \"x}\"}]}\n```\nDone.");
+  AnswerObject a = Find(
+      "Here is the list:\n```json\n{\"active_medications\": [{\"code\": \"1\", \"display\": \"x}\"}]}\n```\nDone.");
   ASSERT_TRUE(a.ok) << a.error;
   EXPECT_EQ(a.value["active_medications"][0]["display"], "x}");
 }
@@ -52,7 +53,8 @@ TEST(FindAnswerObject, Reasons) {
   EXPECT_EQ(Find("{\"active_medications\": [], }").error, "no JSON object in the answer");
   EXPECT_EQ(Find("{\"active_medications\": []} or {\"active_medications\": [{\"code\": \"1\"}]}").error,
             "the answer has 2 different JSON objects with the key \"active_medications\"; give exactly one");
-  EXPECT_EQ(Find(std::string(kMaxAnswerBytes + 1, ' ') + "{}").error, "the answer is 262147 bytes; the limit is 262144");
+  EXPECT_EQ(Find(std::string(kMaxAnswerBytes + 1, ' ') + "{}").error,
+            "the answer is 262147 bytes; the limit is 262144");
 }
 
 TEST(FindAnswerObject, TooDeepObjectsAreNotParsed) {

@@ -1,15 +1,15 @@
 // Unit tests for fhir/bundle.h: the fhir_extract ground truth of hand-made bundles and of every
 // committed fixture (expected lists read off the source bundles by hand; see corpus/fhir/README.md).
+#include "fhir/bundle.h"
+
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "embedded.h"
-#include "fhir/bundle.h"
 
 namespace scribe::fhir {
 namespace {
@@ -33,8 +33,9 @@ json Bundle(json entries) { return {{"resourceType", "Bundle"}, {"type", "collec
 
 TEST(DeriveActiveMedications, ActiveOnlyByRxNormCodingNotFirstCoding) {
   json b = Bundle({
-      Request("a", "active", Concept({Coding("http://snomed.info/sct", "111", "snomed first"),
-                                      Coding(kRx, "314076", "lisinopril 10 MG Oral Tablet")})),
+      Request("a", "active",
+              Concept({Coding("http://snomed.info/sct", "111", "snomed first"),
+                       Coding(kRx, "314076", "lisinopril 10 MG Oral Tablet")})),
       Request("b", "stopped", Concept({Coding(kRx, "308136", "amLODIPine 2.5 MG Oral Tablet")})),
       Request("c", "completed", Concept({Coding(kRx, "310965", "Ibuprofen 200 MG Oral Tablet")})),
       Request("d", "on-hold", Concept({Coding(kRx, "209387", "Acetaminophen 325 MG Oral Tablet [Tylenol]")})),
@@ -69,9 +70,10 @@ TEST(DeriveActiveMedications, ResolvesMedicationReferences) {
   });
   ActiveMedications a = DeriveActiveMedications(b);
   EXPECT_EQ(a.medications, (std::vector<MedicationCode>{{"1", "one"}, {"2", "two"}}));
-  EXPECT_EQ(a.skipped, (std::vector<std::string>{
-                           "MedicationRequest/d: medicationReference \"Medication/nope\" names no Medication in the bundle",
-                           "MedicationRequest/e: no RxNorm coding", "MedicationRequest/f: no medication[x]"}));
+  EXPECT_EQ(a.skipped,
+            (std::vector<std::string>{
+                "MedicationRequest/d: medicationReference \"Medication/nope\" names no Medication in the bundle",
+                "MedicationRequest/e: no RxNorm coding", "MedicationRequest/f: no medication[x]"}));
 }
 
 TEST(DeriveActiveMedications, RejectsWhatIsNotABundle) {

@@ -1,9 +1,9 @@
 // Unit tests for fhir/display.h: NFC and white-space folding of display strings.
+#include "fhir/display.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "fhir/display.h"
 
 namespace scribe::fhir {
 namespace {

@@ -2,16 +2,16 @@
 // docs/methodology.md (fhir_extract): P = matched / answered, R = matched / expected,
 // F1 = 2PR / (P + R); nothing expected and nothing answered is 1/1/1, exactly one of the two
 // empty is 0/0/0.
+#include "fhir/extract_score.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
 #include "embedded.h"
 #include "fhir/bundle.h"
-#include "fhir/extract_score.h"
 
 namespace scribe::fhir {
 namespace {
@@ -28,11 +28,11 @@ std::vector<MedicationCode> Truth(const std::string& file) {
   return DeriveActiveMedications(json::parse(embedded_file("corpus/fhir/bundles/" + file))).medications;
 }
 
-const std::vector<std::string> kFixtures = {
-    "adriana394_preciado125.json", "gerry91_powlowski563.json",  "lavera253_langworth352.json",
-    "mikel238_baumbach677.json",   "quintin944_willms744.json",  "raymon366_sauer652.json",
-    "stacia109_schowalter414.json", "trinidad33_sauer652.json",  "vennie613_bogan287.json",
-    "yuriko393_jakubowski832.json"};
+const std::vector<std::string> kFixtures = {"adriana394_preciado125.json",  "gerry91_powlowski563.json",
+                                            "lavera253_langworth352.json",  "mikel238_baumbach677.json",
+                                            "quintin944_willms744.json",    "raymon366_sauer652.json",
+                                            "stacia109_schowalter414.json", "trinidad33_sauer652.json",
+                                            "vennie613_bogan287.json",      "yuriko393_jakubowski832.json"};
 
 const MedicationCode kInvented{"197361", "amlodipine 5 MG Oral Tablet"};
 
@@ -114,7 +114,8 @@ TEST(ScoreExtraction, ZeroMedicationPatient) {
   EXPECT_TRUE(empty.exact_set_match);
   EXPECT_TRUE(RenderExtraction(empty)["display"]["accuracy"].is_null());
 
-  ExtractionResult invented = ScoreExtraction(truth, Answer({{"861467", "Meperidine Hydrochloride 50 MG Oral Tablet"}}));
+  ExtractionResult invented =
+      ScoreExtraction(truth, Answer({{"861467", "Meperidine Hydrochloride 50 MG Oral Tablet"}}));
   EXPECT_DOUBLE_EQ(invented.precision, 0.0);
   EXPECT_DOUBLE_EQ(invented.recall, 0.0);
   EXPECT_DOUBLE_EQ(invented.score, 0.0);
@@ -156,12 +157,14 @@ TEST(ScoreExtraction, UnparseableAnswersScoreZeroWithTheirReason) {
     return r.parse_error;
   };
   EXPECT_EQ(reason("The patient takes lisinopril 10 mg daily."), "no JSON object in the answer");
-  EXPECT_EQ(reason(R"({"medications": ["314076"]})"), "no JSON object in the answer has the key \"active_medications\"");
+  EXPECT_EQ(reason(R"({"medications": ["314076"]})"),
+            "no JSON object in the answer has the key \"active_medications\"");
   EXPECT_EQ(reason(R"({"active_medications": "314076"})"), "active_medications must be an array, got string");
   EXPECT_EQ(reason(R"({"active_medications": ["314076"]})"), "active_medications[0] must be an object, got string");
   EXPECT_EQ(reason(R"({"active_medications": [{"code": 314076, "display": "x"}]})"),
             "active_medications[0].code must be a non-empty string");
-  EXPECT_EQ(reason(R"({"active_medications": [{"code": "314076"}]})"), "active_medications[0].display must be a string");
+  EXPECT_EQ(reason(R"({"active_medications": [{"code": "314076"}]})"),
+            "active_medications[0].display must be a string");
   json rendered = RenderExtraction(ScoreExtraction(truth, "nothing"));
   EXPECT_EQ(rendered["parse_error"], "no JSON object in the answer");
   EXPECT_EQ(rendered["score_total"], 0.0);

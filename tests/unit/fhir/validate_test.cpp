@@ -1,13 +1,12 @@
 // Unit tests for fhir/validate.h: the R4 schema through valijson, the rules it cannot express,
 // and the size limits that run before any regular expression.
+#include "fhir/validate.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
-
-#include "fhir/validate.h"
 
 namespace scribe::fhir {
 namespace {
@@ -42,18 +41,20 @@ TEST(ValidateMedicationStatement, SchemaFindingsWithPaths) {
   json r = Valid();
   r["dosage"][0]["doseQuantity"] = {{"value", 400}};  // belongs in doseAndRate
   r["effectiveDateTime"] = "12 May 2026";
-  r["subject"] = "Patient/pat-003";                   // a Reference is an object
-  EXPECT_EQ(V(r), (F{{"MedicationStatement.dosage[0]",
-                      "Object contains a property that could not be validated using 'properties' or "
-                      "'additionalProperties' constraints: 'doseQuantity'."},
-                     {"MedicationStatement.effectiveDateTime", "Failed to match regex specified by 'pattern' constraint."},
-                     {"MedicationStatement.subject", "Value type not permitted by 'type' constraint. (got string)"}}));
+  r["subject"] = "Patient/pat-003";  // a Reference is an object
+  EXPECT_EQ(V(r),
+            (F{{"MedicationStatement.dosage[0]",
+                "Object contains a property that could not be validated using 'properties' or "
+                "'additionalProperties' constraints: 'doseQuantity'."},
+               {"MedicationStatement.effectiveDateTime", "Failed to match regex specified by 'pattern' constraint."},
+               {"MedicationStatement.subject", "Value type not permitted by 'type' constraint. (got string)"}}));
 }
 
 TEST(ValidateMedicationStatement, ResourceTypeAndRequiredSubject) {
   json r = Valid();
   r["resourceType"] = "MedicationRequest";
-  EXPECT_EQ(V(r), (F{{"MedicationStatement.resourceType", "Failed to match expected value set by 'const' constraint."}}));
+  EXPECT_EQ(V(r),
+            (F{{"MedicationStatement.resourceType", "Failed to match expected value set by 'const' constraint."}}));
   r = Valid();
   r.erase("subject");
   EXPECT_EQ(V(r), (F{{"MedicationStatement", "Missing required property 'subject'."}}));
@@ -68,8 +69,9 @@ TEST(ValidateMedicationStatement, ContainedMedicationIsValidatedOthersNeedAResou
   EXPECT_EQ(V(r), F{});
   r["contained"][0]["form"] = "tablet";  // Medication.form is a CodeableConcept
   r["contained"][1].erase("resourceType");
-  EXPECT_EQ(V(r), (F{{"MedicationStatement.contained[0].form", "Value type not permitted by 'type' constraint. (got string)"},
-                     {"MedicationStatement.contained[1]", "Missing required property 'resourceType'."}}));
+  EXPECT_EQ(V(r),
+            (F{{"MedicationStatement.contained[0].form", "Value type not permitted by 'type' constraint. (got string)"},
+               {"MedicationStatement.contained[1]", "Missing required property 'resourceType'."}}));
 }
 
 TEST(ValidateMedicationStatement, StatusRequiredAndInTheValueSet) {
@@ -77,7 +79,8 @@ TEST(ValidateMedicationStatement, StatusRequiredAndInTheValueSet) {
   r.erase("status");
   EXPECT_EQ(V(r), (F{{"MedicationStatement.status", "is missing (required: " + kStatuses + ")"}}));
   r["status"] = "taking";
-  EXPECT_EQ(V(r), (F{{"MedicationStatement.status", "\"taking\" is not in the required value set (" + kStatuses + ")"}}));
+  EXPECT_EQ(V(r),
+            (F{{"MedicationStatement.status", "\"taking\" is not in the required value set (" + kStatuses + ")"}}));
   r["status"] = 3;  // the schema's type check; the value-set rule only reads strings
   EXPECT_EQ(V(r), (F{{"MedicationStatement.status", "Value type not permitted by 'type' constraint. (got number)"}}));
   for (const std::string& s : MedicationStatementStatuses()) {
@@ -89,11 +92,14 @@ TEST(ValidateMedicationStatement, StatusRequiredAndInTheValueSet) {
 TEST(ValidateMedicationStatement, ExactlyOneMedication) {
   json r = Valid();
   r.erase("medicationCodeableConcept");
-  EXPECT_EQ(V(r), (F{{"MedicationStatement", "medication[x] is missing: give medicationCodeableConcept or medicationReference"}}));
+  EXPECT_EQ(
+      V(r),
+      (F{{"MedicationStatement", "medication[x] is missing: give medicationCodeableConcept or medicationReference"}}));
   r = Valid();
   r["medicationReference"] = {{"reference", "Medication/1"}};
-  EXPECT_EQ(V(r), (F{{"MedicationStatement", "medicationCodeableConcept and medicationReference are both present: give "
-                                             "exactly one medication[x]"}}));
+  EXPECT_EQ(V(r), (F{{"MedicationStatement",
+                      "medicationCodeableConcept and medicationReference are both present: give "
+                      "exactly one medication[x]"}}));
 }
 
 TEST(ValidateMedicationStatement, TimingRepeatRules) {
@@ -109,10 +115,13 @@ TEST(ValidateMedicationStatement, TimingRepeatRules) {
             (F{{p + ".frequency", "must be a positive integer, got 0"}}));
   EXPECT_EQ(with_repeat({{"frequency", 1}, {"frequencyMax", 2.5}, {"period", 1}, {"periodUnit", "d"}}),
             (F{{p + ".frequencyMax", "must be a positive integer, got 2.5"}}));
-  EXPECT_EQ(with_repeat({{"frequency", 1}, {"period", -4}, {"periodUnit", "h"}}), (F{{p + ".period", "must be >= 0, got -4"}}));
+  EXPECT_EQ(with_repeat({{"frequency", 1}, {"period", -4}, {"periodUnit", "h"}}),
+            (F{{p + ".period", "must be >= 0, got -4"}}));
   EXPECT_EQ(with_repeat({{"frequency", 4}, {"period", 1}}), (F{{p + ".period", "needs periodUnit"}}));
-  EXPECT_EQ(with_repeat({{"frequency", 1}, {"periodMax", 6}, {"periodUnit", "h"}}), (F{{p + ".periodMax", "needs period"}}));
-  EXPECT_EQ(with_repeat({{"count", 3}, {"countMax", 2.5}}), (F{{p + ".countMax", "must be a positive integer, got 2.5"}}));
+  EXPECT_EQ(with_repeat({{"frequency", 1}, {"periodMax", 6}, {"periodUnit", "h"}}),
+            (F{{p + ".periodMax", "needs period"}}));
+  EXPECT_EQ(with_repeat({{"count", 3}, {"countMax", 2.5}}),
+            (F{{p + ".countMax", "must be a positive integer, got 2.5"}}));
   EXPECT_EQ(with_repeat({{"countMax", 3}}), (F{{p + ".countMax", "needs count"}}));
   EXPECT_EQ(with_repeat({{"duration", 12}}), (F{{p + ".duration", "needs durationUnit"}}));
   EXPECT_EQ(with_repeat({{"duration", 12}, {"durationUnit", "h"}, {"durationMax", -1}}),
@@ -129,8 +138,10 @@ TEST(ValidateMedicationStatement, NoEmptyObjectArrayOrNull) {
   EXPECT_EQ(V(r), (F{{"MedicationStatement.meta", "empty object"}, {"MedicationStatement.note", "empty array"}}));
   r = Valid();
   r["effectiveDateTime"] = nullptr;
-  EXPECT_EQ(V(r), (F{{"MedicationStatement.effectiveDateTime", "null is not allowed"},
-                     {"MedicationStatement.effectiveDateTime", "Value type not permitted by 'type' constraint. (got null)"}}));
+  EXPECT_EQ(
+      V(r),
+      (F{{"MedicationStatement.effectiveDateTime", "null is not allowed"},
+         {"MedicationStatement.effectiveDateTime", "Value type not permitted by 'type' constraint. (got null)"}}));
 }
 
 TEST(ValidateMedicationStatement, LimitsRunBeforeTheSchema) {

@@ -1,11 +1,10 @@
 // Unit tests for fhir/write_case.h: reading cases, their errors, and doses per day.
+#include "fhir/write_case.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
 #include <string>
-
-#include "fhir/write_case.h"
 
 namespace scribe::fhir {
 namespace {
@@ -60,7 +59,8 @@ TEST(ParseWriteCase, NoRegimenAndTaperSteps) {
   j["expected"]["dosage"] = nullptr;
   j["expected"]["max_daily_dose"] = nullptr;
   EXPECT_TRUE(ParseWriteCase(j, "case.json").dosage.empty());
-  j["expected"]["dosage"] = json::parse(R"([{"dose_value": 40, "dose_unit": "mg", "frequency_per_day": 1, "duration_days": 5},
+  j["expected"]["dosage"] =
+      json::parse(R"([{"dose_value": 40, "dose_unit": "mg", "frequency_per_day": 1, "duration_days": 5},
                                            {"dose_value": 20, "dose_unit": "mg", "frequency_per_day": 1, "duration_days": 5}])");
   WriteCase c = ParseWriteCase(j, "case.json");
   ASSERT_EQ(c.dosage.size(), 2u);
@@ -73,7 +73,8 @@ TEST(ParseWriteCase, ErrorsNameTheKey) {
   EXPECT_EQ(Error(j), "case.json: subject is required");
   j = Case();
   j["expected"]["dosage"]["dose_unit"] = "mcg";
-  EXPECT_EQ(Error(j), "case.json: expected.dosage.dose_unit \"mcg\" is not a UCUM dose unit of corpus/fhir/dose_units.tsv");
+  EXPECT_EQ(Error(j),
+            "case.json: expected.dosage.dose_unit \"mcg\" is not a UCUM dose unit of corpus/fhir/dose_units.tsv");
   j = Case();
   j["expected"]["dosage"]["dose_value"] = 0;
   EXPECT_EQ(Error(j), "case.json: expected.dosage.dose_value must be a positive number");
@@ -83,7 +84,8 @@ TEST(ParseWriteCase, ErrorsNameTheKey) {
   j = Case();
   j["expected"]["dosage"].erase("frequency_per_day");
   j["expected"]["dosage"]["frequency"] = {{"count", 1}, {"period", 1}, {"period_unit", "fortnight"}};
-  EXPECT_EQ(Error(j), "case.json: expected.dosage.frequency.period_unit must be a UCUM time unit (s, min, h, d, wk, mo, a)");
+  EXPECT_EQ(Error(j),
+            "case.json: expected.dosage.frequency.period_unit must be a UCUM time unit (s, min, h, d, wk, mo, a)");
   j = Case();
   j["expected"]["dosage"] = json::array();
   EXPECT_EQ(Error(j), "case.json: expected.dosage must not be an empty list (use null)");
@@ -104,11 +106,11 @@ TEST(LoadWriteCase, EmbeddedCasesByIdOnly) {
 }
 
 TEST(PerDayOf, UcumTimeUnits) {
-  EXPECT_DOUBLE_EQ(PerDayOf(1, std::nullopt, 6, std::nullopt, "h")->max, 4);   // q6h
-  EXPECT_DOUBLE_EQ(PerDayOf(3, std::nullopt, 1, std::nullopt, "d")->max, 3);   // TID
+  EXPECT_DOUBLE_EQ(PerDayOf(1, std::nullopt, 6, std::nullopt, "h")->max, 4);  // q6h
+  EXPECT_DOUBLE_EQ(PerDayOf(3, std::nullopt, 1, std::nullopt, "d")->max, 3);  // TID
   EXPECT_DOUBLE_EQ(PerDayOf(1, std::nullopt, 1, std::nullopt, "wk")->max, 1.0 / 7);
   EXPECT_DOUBLE_EQ(PerDayOf(1, std::nullopt, 72, std::nullopt, "h")->max, 1.0 / 3);
-  EXPECT_DOUBLE_EQ(PerDayOf(1, 2.0, 1, std::nullopt, "d")->max, 2);            // 1 to 2 a day
+  EXPECT_DOUBLE_EQ(PerDayOf(1, 2.0, 1, std::nullopt, "d")->max, 2);  // 1 to 2 a day
   EXPECT_DOUBLE_EQ(PerDayOf(1, 2.0, 1, std::nullopt, "d")->min, 1);
   EXPECT_FALSE(PerDayOf(1, std::nullopt, 0, std::nullopt, "h").has_value());
   EXPECT_FALSE(PerDayOf(1, std::nullopt, 1, std::nullopt, "mg").has_value());

@@ -1,15 +1,15 @@
 // Unit tests for fhir/write_score.h: each dimension's pass and fail on hand-made answers. Every
 // expected reason and score is worked out by hand from the case file, the catalog strength and
 // max_daily_dose.tsv (docs/methodology.md, fhir_write); score = passed dimensions / 4.
+#include "fhir/write_score.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "fhir/catalog.h"
 #include "fhir/write_case.h"
-#include "fhir/write_score.h"
 
 namespace scribe::fhir {
 namespace {
@@ -67,7 +67,8 @@ TEST(ScoreWrite, CorrectAnswerPassesAllFour) {
   EXPECT_EQ(r.coding.reason, "RxNorm 310965 \"Ibuprofen 200 MG Oral Tablet\"");
   EXPECT_EQ(r.constraints.reason, "subject Patient/pat-003, status \"active\", dosage present as documented");
   EXPECT_EQ(r.safety.reason,
-            "dose 400 mg, 3 per day as documented; implied 1200 mg per day is within the labelled maximum of 3200 mg per day");
+            "dose 400 mg, 3 per day as documented; implied 1200 mg per day is within the labelled maximum of 3200 mg "
+            "per day");
   EXPECT_TRUE(r.schema.passed && r.coding.passed && r.constraints.passed && r.safety.passed);
   EXPECT_EQ(r.dimensions_passed, 4);
   EXPECT_DOUBLE_EQ(r.score, 1.0);
@@ -94,10 +95,11 @@ TEST(ScoreWrite, MassUnitsAreConverted) {
   EXPECT_TRUE(Score("ibuprofen-two-tablets", Ibuprofen({Dose(0.4, "g", Every(3, 1, "d"))})).safety.passed);
   WriteResult r = Score("ibuprofen-two-tablets", Ibuprofen({Dose(400, "g", Every(3, 1, "d"))}));
   // 400 g = 400000 mg per administration, x 3 = 1200000 mg per day: over the ceiling as well.
-  EXPECT_EQ(r.safety.reason,
-            "dosage[0] dose 400 g (= 400000 mg), the note documents 400 mg per administration; implied 1200000 mg per day "
-            "exceeds the labelled maximum of 3200 mg per day (DailyMed: MOTRIN (ibuprofen) tablets, prescription, NDA "
-            "017463 (Drugs@FDA), DOSAGE AND ADMINISTRATION)");
+  EXPECT_EQ(
+      r.safety.reason,
+      "dosage[0] dose 400 g (= 400000 mg), the note documents 400 mg per administration; implied 1200000 mg per day "
+      "exceeds the labelled maximum of 3200 mg per day (DailyMed: MOTRIN (ibuprofen) tablets, prescription, NDA "
+      "017463 (Drugs@FDA), DOSAGE AND ADMINISTRATION)");
 }
 
 TEST(ScoreWrite, WrongCodeFailsCoding) {
@@ -105,14 +107,15 @@ TEST(ScoreWrite, WrongCodeFailsCoding) {
                         Statement("Patient/pat-003", "active", Coding("197806", "ibuprofen 600 MG Oral Tablet"),
                                   {Dose(400, "mg", Every(3, 1, "d"))}));
   EXPECT_FALSE(r.coding.passed);
-  EXPECT_EQ(r.coding.reason,
-            "RxNorm code 197806 (\"ibuprofen 600 MG Oral Tablet\" in the site catalog), expected 310965 (\"Ibuprofen 200 "
-            "MG Oral Tablet\")");
+  EXPECT_EQ(
+      r.coding.reason,
+      "RxNorm code 197806 (\"ibuprofen 600 MG Oral Tablet\" in the site catalog), expected 310965 (\"Ibuprofen 200 "
+      "MG Oral Tablet\")");
   EXPECT_TRUE(r.safety.passed) << r.safety.reason;
   EXPECT_DOUBLE_EQ(r.score, 0.75);
-  WriteResult invented = Score("ibuprofen-two-tablets",
-                               Statement("Patient/pat-003", "active", Coding("999999999", "Ibuprofen 200 MG Oral Tablet"),
-                                         {Dose(400, "mg", Every(3, 1, "d"))}));
+  WriteResult invented = Score("ibuprofen-two-tablets", Statement("Patient/pat-003", "active",
+                                                                  Coding("999999999", "Ibuprofen 200 MG Oral Tablet"),
+                                                                  {Dose(400, "mg", Every(3, 1, "d"))}));
   EXPECT_EQ(invented.coding.reason,
             "RxNorm code 999999999 (not in the site catalog), expected 310965 (\"Ibuprofen 200 MG Oral Tablet\")");
 }
@@ -120,7 +123,8 @@ TEST(ScoreWrite, WrongCodeFailsCoding) {
 TEST(ScoreWrite, CodingNeedsExactlyOneRxNormCodingAndTheDisplay) {
   json two = Ibuprofen({Dose(400, "mg", Every(3, 1, "d"))});
   two["medicationCodeableConcept"]["coding"].push_back(Coding("197806", "ibuprofen 600 MG Oral Tablet"));
-  EXPECT_EQ(Score("ibuprofen-two-tablets", two).coding.reason, "2 RxNorm codings (310965, 197806); expected exactly one");
+  EXPECT_EQ(Score("ibuprofen-two-tablets", two).coding.reason,
+            "2 RxNorm codings (310965, 197806); expected exactly one");
 
   json snomed = Ibuprofen({Dose(400, "mg", Every(3, 1, "d"))});
   snomed["medicationCodeableConcept"]["coding"] = {{{"system", "http://snomed.info/sct"}, {"code", "387207008"}}};
@@ -182,7 +186,8 @@ TEST(ScoreWrite, MissingDosageFailsConstraintsAndSafety) {
 }
 
 TEST(ScoreWrite, UnverifiableDoses) {
-  json no_quantity = Ibuprofen({{{"text", "two tablets three times a day"}, {"timing", {{"repeat", Every(3, 1, "d")}}}}});
+  json no_quantity =
+      Ibuprofen({{{"text", "two tablets three times a day"}, {"timing", {{"repeat", Every(3, 1, "d")}}}}});
   EXPECT_EQ(Score("ibuprofen-two-tablets", no_quantity).safety.reason,
             "dosage[0] has no doseAndRate.doseQuantity: the dose cannot be verified");
   json no_timing = Ibuprofen({{{"doseAndRate", {{{"doseQuantity", Quantity(400, "mg")}}}}}});
@@ -190,14 +195,16 @@ TEST(ScoreWrite, UnverifiableDoses) {
             "dosage[0].timing.repeat is missing: doses per day cannot be verified");
   json no_code = Ibuprofen({Dose(400, "mg", Every(3, 1, "d"))});
   no_code["dosage"][0]["doseAndRate"][0]["doseQuantity"].erase("code");
-  EXPECT_EQ(Score("ibuprofen-two-tablets", no_code).safety.reason,
-            "dosage[0].doseAndRate.doseQuantity has no UCUM code (system http://unitsofmeasure.org with a code such as mg)");
+  EXPECT_EQ(
+      Score("ibuprofen-two-tablets", no_code).safety.reason,
+      "dosage[0].doseAndRate.doseQuantity has no UCUM code (system http://unitsofmeasure.org with a code such as mg)");
 }
 
 TEST(ScoreWrite, OverTheCeilingFailsSafety) {
-  DoseLimits low = DoseLimits::Parse("rxcui\tingredient\tmax\tunit\tperiod\tbasis\tsource\n"
-                                     "\tibuprofen\t1000\tmg\td\ta test ceiling\ttest label, section 2\n",
-                                     "test.tsv", DefaultDoseUnits());
+  DoseLimits low = DoseLimits::Parse(
+      "rxcui\tingredient\tmax\tunit\tperiod\tbasis\tsource\n"
+      "\tibuprofen\t1000\tmg\td\ta test ceiling\ttest label, section 2\n",
+      "test.tsv", DefaultDoseUnits());
   WriteResult r = Score("ibuprofen-two-tablets", Ibuprofen({Dose(400, "mg", Every(3, 1, "d"))}), low);
   EXPECT_FALSE(r.safety.passed);
   EXPECT_EQ(r.safety.reason,
@@ -206,9 +213,11 @@ TEST(ScoreWrite, OverTheCeilingFailsSafety) {
 }
 
 TEST(ScoreWrite, NoCitedCeilingIsUnverifiable) {
-  DoseLimits none = DoseLimits::Parse("rxcui\tingredient\tmax\tunit\tperiod\tbasis\tsource\n", "empty.tsv", DefaultDoseUnits());
+  DoseLimits none =
+      DoseLimits::Parse("rxcui\tingredient\tmax\tunit\tperiod\tbasis\tsource\n", "empty.tsv", DefaultDoseUnits());
   WriteResult r = Score("ibuprofen-two-tablets", Ibuprofen({Dose(400, "mg", Every(3, 1, "d"))}), none);
-  EXPECT_EQ(r.safety.reason, "no cited maximum daily dose for 310965 in max_daily_dose.tsv: the dose cannot be verified");
+  EXPECT_EQ(r.safety.reason,
+            "no cited maximum daily dose for 310965 in max_daily_dose.tsv: the dose cannot be verified");
 }
 
 // ---- tylenol-brand-name: Patient/pat-002, 209387, one 325 mg tablet every 6 hours = 4 per day ----
@@ -221,7 +230,8 @@ json Tylenol(json repeat) {
 TEST(ScoreWrite, Q6hIsFourPerDayNotSix) {
   WriteResult right = Score("tylenol-brand-name", Tylenol(Every(1, 6, "h")));
   EXPECT_EQ(right.safety.reason,
-            "dose 325 mg, 4 per day as documented; implied 1300 mg per day is within the labelled maximum of 4000 mg per day");
+            "dose 325 mg, 4 per day as documented; implied 1300 mg per day is within the labelled maximum of 4000 mg "
+            "per day");
   WriteResult wrong = Score("tylenol-brand-name", Tylenol(Every(6, 1, "d")));
   EXPECT_EQ(wrong.safety.reason, "dosage[0] timing is 6 per day, the note documents 4 per day");
   EXPECT_DOUBLE_EQ(wrong.score, 0.75);
@@ -238,9 +248,9 @@ TEST(ScoreWrite, NotTakenWithoutADosePasses) {
 }
 
 TEST(ScoreWrite, NotTakenWithADoseFailsConstraintsAndSafety) {
-  WriteResult r = Score("ibuprofen-denied", Statement("Patient/pat-007", "not-taken",
-                                                      Coding("310965", "Ibuprofen 200 MG Oral Tablet"),
-                                                      {Dose(200, "mg", Every(3, 1, "d"))}));
+  WriteResult r = Score("ibuprofen-denied",
+                        Statement("Patient/pat-007", "not-taken", Coding("310965", "Ibuprofen 200 MG Oral Tablet"),
+                                  {Dose(200, "mg", Every(3, 1, "d"))}));
   EXPECT_EQ(r.constraints.reason, "dosage is present, but the note documents no regimen");
   EXPECT_EQ(r.safety.reason, "a dosage is encoded, but the note documents no regimen (invented dose)");
   EXPECT_DOUBLE_EQ(r.score, 0.5);
@@ -253,14 +263,16 @@ TEST(ScoreWrite, NotTakenWithADoseFailsConstraintsAndSafety) {
 
 TEST(ScoreWrite, LevothyroxineMicrograms) {
   auto levo = [](json dose) {
-    return Statement("Patient/pat-106", "active", Coding("966222", "levothyroxine sodium 0.075 MG Oral Tablet"), {dose});
+    return Statement("Patient/pat-106", "active", Coding("966222", "levothyroxine sodium 0.075 MG Oral Tablet"),
+                     {dose});
   };
   WriteResult ug = Score("levothyroxine-mcg", levo(Dose(75, "ug", Every(1, 1, "d"))));
   EXPECT_EQ(ug.safety.reason, "dose 75 ug, 1 per day as documented; the label states no maximum daily dose");
   EXPECT_TRUE(Score("levothyroxine-mcg", levo(Dose(0.075, "mg", Every(1, 1, "d")))).safety.passed);
-  EXPECT_EQ(Score("levothyroxine-mcg", levo(Dose(75, "mcg", Every(1, 1, "d")))).safety.reason,
-            "dosage[0].doseAndRate.doseQuantity code \"mcg\" is not a UCUM dose unit known to the grader (e.g. mg, ug, g, "
-            "mL, [IU], {puff})");
+  EXPECT_EQ(
+      Score("levothyroxine-mcg", levo(Dose(75, "mcg", Every(1, 1, "d")))).safety.reason,
+      "dosage[0].doseAndRate.doseQuantity code \"mcg\" is not a UCUM dose unit known to the grader (e.g. mg, ug, g, "
+      "mL, [IU], {puff})");
   EXPECT_EQ(Score("levothyroxine-mcg", levo(Dose(75, "mg", Every(1, 1, "d")))).safety.reason,
             "dosage[0] dose 75 mg (= 75000 ug), the note documents 75 ug per administration");
   json no_system = levo(Dose(75, "ug", Every(1, 1, "d")));
@@ -272,12 +284,14 @@ TEST(ScoreWrite, LevothyroxineMicrograms) {
 TEST(ScoreWrite, InhalerPuffs) {
   auto flu = [](json dose) {
     return Statement("Patient/pat-102", "active",
-                     Coding("895994", "120 ACTUAT fluticasone propionate 0.044 MG/ACTUAT Metered Dose Inhaler"), {dose});
+                     Coding("895994", "120 ACTUAT fluticasone propionate 0.044 MG/ACTUAT Metered Dose Inhaler"),
+                     {dose});
   };
   // 2 puffs x 0.044 mg = 0.088 mg = 88 ug per administration, twice a day = 176 ug per day.
-  EXPECT_EQ(Score("fluticasone-two-puffs", flu(Dose(2, "{puff}", Every(2, 1, "d")))).safety.reason,
-            "dose 2 {puff}, 2 per day as documented; implied 176 ug per day is within the labelled maximum of 1760 ug per "
-            "day");
+  EXPECT_EQ(
+      Score("fluticasone-two-puffs", flu(Dose(2, "{puff}", Every(2, 1, "d")))).safety.reason,
+      "dose 2 {puff}, 2 per day as documented; implied 176 ug per day is within the labelled maximum of 1760 ug per "
+      "day");
   EXPECT_TRUE(Score("fluticasone-two-puffs", flu(Dose(88, "ug", Every(2, 1, "d")))).safety.passed);
   EXPECT_EQ(Score("fluticasone-two-puffs", flu(Dose(44, "ug", Every(2, 1, "d")))).safety.reason,
             "dosage[0] dose 44 ug (= 1 {puff}), the note documents 2 {puff} per administration");
@@ -285,7 +299,8 @@ TEST(ScoreWrite, InhalerPuffs) {
 
 TEST(ScoreWrite, InsulinUnits) {
   auto glargine = [](json dose) {
-    return Statement("Patient/pat-101", "active", Coding("847230", "3 ML insulin glargine 100 UNT/ML Pen Injector"), {dose});
+    return Statement("Patient/pat-101", "active", Coding("847230", "3 ML insulin glargine 100 UNT/ML Pen Injector"),
+                     {dose});
   };
   EXPECT_TRUE(Score("insulin-glargine-units", glargine(Dose(22, "[IU]", Every(1, 1, "d")))).passed);
   EXPECT_TRUE(Score("insulin-glargine-units", glargine(Dose(22, "U", Every(1, 1, "d")))).safety.passed);
@@ -302,9 +317,10 @@ TEST(ScoreWrite, WeeklyMethotrexate) {
   auto mtx = [](json dose) {
     return Statement("Patient/pat-103", "active", Coding("105585", "methotrexate 2.5 MG Oral Tablet"), {dose});
   };
-  EXPECT_EQ(Score("methotrexate-weekly", mtx(Dose(15, "mg", Every(1, 1, "wk")))).safety.reason,
-            "dose 15 mg, 0.1429 per day as documented; implied 15 mg per week is within the labelled maximum of 20 mg per "
-            "week");
+  EXPECT_EQ(
+      Score("methotrexate-weekly", mtx(Dose(15, "mg", Every(1, 1, "wk")))).safety.reason,
+      "dose 15 mg, 0.1429 per day as documented; implied 15 mg per week is within the labelled maximum of 20 mg per "
+      "week");
   EXPECT_TRUE(Score("methotrexate-weekly", mtx(Dose(6, "{tbl}", Every(1, 7, "d")))).safety.passed);
   // Daily instead of weekly: 15 mg x 7 = 105 mg per week.
   EXPECT_EQ(Score("methotrexate-weekly", mtx(Dose(15, "mg", Every(1, 1, "d")))).safety.reason,
@@ -322,9 +338,10 @@ TEST(ScoreWrite, PrnIntervalRange) {
   json range = Every(1, 4, "h");
   range["periodMax"] = 6;
   // Every 4 to 6 hours: 24/6 = 4 to 24/4 = 6 doses per day; at most 6 x 50 = 300 mg.
-  EXPECT_EQ(Score("tramadol-prn-range", tramadol(range)).safety.reason,
-            "dose 50 mg, 4 to 6 per day as documented; implied 300 mg per day is within the labelled maximum of 400 mg per "
-            "day");
+  EXPECT_EQ(
+      Score("tramadol-prn-range", tramadol(range)).safety.reason,
+      "dose 50 mg, 4 to 6 per day as documented; implied 300 mg per day is within the labelled maximum of 400 mg per "
+      "day");
   EXPECT_EQ(Score("tramadol-prn-range", tramadol(Every(1, 4, "h"))).safety.reason,
             "dosage[0] timing is 6 per day, the note documents 4 to 6 per day");
 }
@@ -333,8 +350,8 @@ TEST(ScoreWrite, TaperInSequence) {
   auto step = [](double mg, int sequence, double days) {
     json d = Dose(mg, "mg", Every(1, 1, "d"));
     d["sequence"] = sequence;
-    d["timing"]["repeat"]["boundsDuration"] = {{"value", days}, {"unit", "days"},
-                                               {"system", "http://unitsofmeasure.org"}, {"code", "d"}};
+    d["timing"]["repeat"]["boundsDuration"] = {
+        {"value", days}, {"unit", "days"}, {"system", "http://unitsofmeasure.org"}, {"code", "d"}};
     return d;
   };
   auto taper = [](json dosage) {
@@ -366,12 +383,13 @@ TEST(ScoreWrite, PatchTwelveHoursOnIsOncADay) {
 }
 
 TEST(ScoreWrite, BrandOnlyMentionIsTheBrandedDrug) {
-  WriteResult generic = Score("zoloft-brand-only", Statement("Patient/pat-109", "active",
-                                                            Coding("312941", "sertraline 50 MG Oral Tablet"),
-                                                            {Dose(50, "mg", Every(1, 1, "d"))}));
-  EXPECT_EQ(generic.coding.reason,
-            "RxNorm code 312941 (\"sertraline 50 MG Oral Tablet\" in the site catalog), expected 208161 (\"sertraline 50 "
-            "MG Oral Tablet [Zoloft]\")");
+  WriteResult generic = Score("zoloft-brand-only",
+                              Statement("Patient/pat-109", "active", Coding("312941", "sertraline 50 MG Oral Tablet"),
+                                        {Dose(50, "mg", Every(1, 1, "d"))}));
+  EXPECT_EQ(
+      generic.coding.reason,
+      "RxNorm code 312941 (\"sertraline 50 MG Oral Tablet\" in the site catalog), expected 208161 (\"sertraline 50 "
+      "MG Oral Tablet [Zoloft]\")");
   EXPECT_TRUE(generic.safety.passed);
 }
 
@@ -380,8 +398,9 @@ TEST(ScoreWrite, OralLiquidThroughItsConcentration) {
     return Statement("Patient/pat-107", "active", Coding("1014673", "cetirizine hydrochloride 1 MG/ML Oral Solution"),
                      {dose});
   };
-  EXPECT_EQ(Score("cetirizine-oral-solution", cetirizine(Dose(10, "mL", Every(1, 1, "d")))).safety.reason,
-            "dose 10 mL, 1 per day as documented; implied 10 mg per day is within the labelled maximum of 10 mg per day");
+  EXPECT_EQ(
+      Score("cetirizine-oral-solution", cetirizine(Dose(10, "mL", Every(1, 1, "d")))).safety.reason,
+      "dose 10 mL, 1 per day as documented; implied 10 mg per day is within the labelled maximum of 10 mg per day");
   EXPECT_TRUE(Score("cetirizine-oral-solution", cetirizine(Dose(10, "mg", Every(1, 1, "d")))).safety.passed);
   EXPECT_EQ(Score("cetirizine-oral-solution", cetirizine(Dose(5, "mg", Every(1, 1, "d")))).safety.reason,
             "dosage[0] dose 5 mg (= 5 mL), the note documents 10 mL per administration");

@@ -24,8 +24,10 @@ Span SpanAt(std::string_view text, size_t begin) {
   for (size_t i = begin; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -82,16 +84,16 @@ AnswerObject FindAnswerObject(std::string_view text, const AnswerPredicate& is_a
     return result;
   }
   if (text.size() > kMaxAnswerBytes) {
-    result.error = "the answer is " + std::to_string(text.size()) + " bytes; the limit is " +
-                   std::to_string(kMaxAnswerBytes);
+    result.error =
+        "the answer is " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxAnswerBytes);
     return result;
   }
   bool too_deep = false;
   std::vector<json> candidates = Candidates(text, too_deep);
   if (candidates.empty()) {
-    result.error = too_deep ? "the JSON object in the answer is nested deeper than " + std::to_string(kMaxAnswerDepth) +
-                                  " levels"
-                            : "no JSON object in the answer";
+    result.error =
+        too_deep ? "the JSON object in the answer is nested deeper than " + std::to_string(kMaxAnswerDepth) + " levels"
+                 : "no JSON object in the answer";
     return result;
   }
   std::vector<json> accepted;

@@ -9,9 +9,8 @@
 // rejected as ambiguous, identical repeats are one answer. Never throws for any text.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 

@@ -18,9 +18,9 @@ namespace scribe::fhir {
 enum class UnitFamily { kMass, kVolume, kUnit, kCount, kTime };
 
 struct DoseUnit {
-  std::string code;     // UCUM code ("mg", "[IU]", "{puff}")
+  std::string code;  // UCUM code ("mg", "[IU]", "{puff}")
   UnitFamily family;
-  double factor = 1;    // base units per unit (mg, mL, [IU], 1, s)
+  double factor = 1;  // base units per unit (mg, mL, [IU], 1, s)
 };
 
 // UCUM units from corpus/fhir/dose_units.tsv, plus every annotation "{…}" as a count.

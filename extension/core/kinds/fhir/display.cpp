@@ -35,9 +35,9 @@ std::string FoldAsciiWhiteSpace(std::string_view s) {
 
 std::string NormalizeDisplay(std::string_view s) {
   utf8proc_uint8_t* mapped = nullptr;
-  utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()),
-                                    static_cast<utf8proc_ssize_t>(s.size()), &mapped,
-                                    static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  utf8proc_ssize_t n =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()),
+                   &mapped, static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
   std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> owner(mapped, &std::free);
   if (n < 0) return FoldAsciiWhiteSpace(s);
   std::string out;

@@ -88,8 +88,10 @@ ExtractionResult ScoreExtraction(const std::vector<MedicationCode>& truth, std::
       continue;
     }
     r.matched.push_back(m.code);
-    if (NormalizeDisplay(it->second) == NormalizeDisplay(m.display)) ++r.displays_matched;
-    else r.display_mismatches.push_back({m.code, m.display, it->second});
+    if (NormalizeDisplay(it->second) == NormalizeDisplay(m.display))
+      ++r.displays_matched;
+    else
+      r.display_mismatches.push_back({m.code, m.display, it->second});
   }
   for (const MedicationCode& m : r.answered)
     if (!truth_codes.count(m.code)) r.extra.push_back(m);
@@ -125,11 +127,12 @@ json RenderExtraction(const ExtractionResult& r) {
       {"matched", r.matched},
       {"missing", CodesJson(r.missing)},
       {"extra", CodesJson(r.extra)},
-      {"display", {{"checked", r.matched.size()},
-                   {"matched", r.displays_matched},
-                   {"accuracy", r.matched.empty() ? json(nullptr)
-                                                  : json(Round4(static_cast<double>(r.displays_matched) / r.matched.size()))},
-                   {"mismatches", mismatches}}},
+      {"display",
+       {{"checked", r.matched.size()},
+        {"matched", r.displays_matched},
+        {"accuracy",
+         r.matched.empty() ? json(nullptr) : json(Round4(static_cast<double>(r.displays_matched) / r.matched.size()))},
+        {"mismatches", mismatches}}},
   };
 }
 

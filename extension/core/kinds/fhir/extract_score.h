@@ -14,7 +14,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,10 +36,10 @@ struct ExtractionResult {
   std::vector<MedicationCode> missing;   // expected, not answered
   std::vector<MedicationCode> extra;     // answered, not expected
   double precision = 0, recall = 0, f1 = 0;
-  size_t displays_matched = 0;           // of matched.size()
+  size_t displays_matched = 0;  // of matched.size()
   std::vector<DisplayMismatch> display_mismatches;
   bool exact_set_match = false;
-  double score = 0;                      // = f1
+  double score = 0;  // = f1
 };
 
 ExtractionResult ScoreExtraction(const std::vector<MedicationCode>& truth, std::string_view output_text);

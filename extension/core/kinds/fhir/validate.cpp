@@ -1,16 +1,15 @@
 // fhir/validate.cpp — size limits, the R4 JSON schema (valijson) and the rules it cannot express.
 #include "fhir/validate.h"
 
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
-
-#include <algorithm>
-#include <cmath>
-#include <memory>
-#include <stdexcept>
 
 #include "embedded.h"
 #include "text.h"
@@ -106,9 +105,9 @@ std::string PathOf(const std::vector<std::string>& context, const json& resource
 // valijson reports a failing leaf again at every enclosing property, item and conditional; those
 // echoes are dropped.
 bool IsEcho(const std::string& message) {
-  for (const char* prefix : {"Failed to validate against schema associated with property name",
-                             "Failed to validate item #", "Failed to validate against a conditional schema",
-                             "Failed to validate against child schema"})
+  for (const char* prefix :
+       {"Failed to validate against schema associated with property name", "Failed to validate item #",
+        "Failed to validate against a conditional schema", "Failed to validate against child schema"})
     if (message.rfind(prefix, 0) == 0) return true;
   return false;
 }
@@ -128,7 +127,8 @@ void CheckSchema(const json& resource, std::vector<Finding>& out) {
     if (IsEcho(e.description)) continue;
     const json* node = nullptr;
     Finding f{PathOf(e.context, resource, node), e.description};
-    if (node && f.message.rfind("Value type not permitted", 0) == 0) f.message += std::string(" (got ") + node->type_name() + ")";
+    if (node && f.message.rfind("Value type not permitted", 0) == 0)
+      f.message += std::string(" (got ") + node->type_name() + ")";
     if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(std::move(f));
   }
 }
@@ -171,8 +171,9 @@ void CheckRules(const json& r, std::vector<Finding>& out) {
   if (medications == 0)
     out.push_back({kRoot, "medication[x] is missing: give medicationCodeableConcept or medicationReference"});
   else if (medications == 2)
-    out.push_back({kRoot, "medicationCodeableConcept and medicationReference are both present: give exactly one "
-                          "medication[x]"});
+    out.push_back({kRoot,
+                   "medicationCodeableConcept and medicationReference are both present: give exactly one "
+                   "medication[x]"});
 
   auto dosage = r.find("dosage");
   if (dosage == r.end() || !dosage->is_array()) return;

@@ -24,7 +24,8 @@ const json& Required(const json& j, const char* key, const std::string& path, st
 
 std::string RequiredString(const json& j, const char* key, const std::string& path, std::string_view where) {
   const json& v = Required(j, key, path, where);
-  if (!v.is_string() || v.get_ref<const std::string&>().empty()) Fail(where, Join(path, key), "must be a non-empty string");
+  if (!v.is_string() || v.get_ref<const std::string&>().empty())
+    Fail(where, Join(path, key), "must be a non-empty string");
   return v.get<std::string>();
 }
 
@@ -81,7 +82,8 @@ ExpectedDose ParseDose(const json& j, const std::string& path, std::string_view 
 std::optional<PerDay> PerDayOf(double count, std::optional<double> count_max, double period,
                                std::optional<double> period_max, std::string_view period_unit) {
   const DoseUnit* u = DefaultDoseUnits().Find(period_unit);
-  if (u == nullptr || u->family != UnitFamily::kTime || period <= 0 || (period_max && *period_max <= 0)) return std::nullopt;
+  if (u == nullptr || u->family != UnitFamily::kTime || period <= 0 || (period_max && *period_max <= 0))
+    return std::nullopt;
   const double day = 86400;
   double shortest = period * u->factor, longest = (period_max ? *period_max : period) * u->factor;
   if (longest < shortest) std::swap(longest, shortest);

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,7 +32,7 @@ struct PerDay {
 
 struct ExpectedDose {
   double value = 0;
-  std::string unit;                     // UCUM
+  std::string unit;  // UCUM
   PerDay per_day;
   std::optional<double> duration_days;  // a taper step's length
 };

@@ -38,17 +38,13 @@ std::string JoinReasons(const std::vector<std::string>& v) {
   return out;
 }
 
-bool Near(double a, double b) {
-  return std::fabs(a - b) <= kDoseTolerance * std::max(std::fabs(a), std::fabs(b));
-}
+bool Near(double a, double b) { return std::fabs(a - b) <= kDoseTolerance * std::max(std::fabs(a), std::fabs(b)); }
 
 std::string Num(double v) { return FormatNumber(Round4(v)); }
 
 std::string Amount(double value, const std::string& unit) { return Num(value) + " " + unit; }
 
-std::string PerDayText(const PerDay& p) {
-  return Near(p.min, p.max) ? Num(p.max) : Num(p.min) + " to " + Num(p.max);
-}
+std::string PerDayText(const PerDay& p) { return Near(p.min, p.max) ? Num(p.max) : Num(p.min) + " to " + Num(p.max); }
 
 // Converts an amount between UCUM units: within a family by factor, across families through the
 // product's single strength ("200 MG" per tablet, "0.044 MG/ACTUAT", "100 UNT/ML").
@@ -61,8 +57,10 @@ std::optional<double> Convert(double value, const DoseUnit& from, const DoseUnit
   const DoseUnit* per = s.per.empty() ? units.Find("1") : units.FindRxNorm(s.per);
   if (amount == nullptr || per == nullptr || amount->family == per->family) return std::nullopt;
   double amount_per_base = s.value * amount->factor / per->factor;  // base amount units per base dose unit
-  if (from.family == per->family && to.family == amount->family) return value * from.factor * amount_per_base / to.factor;
-  if (from.family == amount->family && to.family == per->family) return value * from.factor / amount_per_base / to.factor;
+  if (from.family == per->family && to.family == amount->family)
+    return value * from.factor * amount_per_base / to.factor;
+  if (from.family == amount->family && to.family == per->family)
+    return value * from.factor / amount_per_base / to.factor;
   return std::nullopt;
 }
 
@@ -149,11 +147,15 @@ DimensionResult ScoreConstraints(const WriteCase& c, const json& r) {
   std::vector<std::string> problems;
   const json* subject = Get(r, "subject");
   std::string reference = subject ? Str(*subject, "reference") : "";
-  if (reference.empty()) problems.push_back("subject.reference is missing, expected " + Quote(c.subject));
-  else if (reference != c.subject) problems.push_back("subject is " + Quote(reference) + ", expected " + Quote(c.subject));
+  if (reference.empty())
+    problems.push_back("subject.reference is missing, expected " + Quote(c.subject));
+  else if (reference != c.subject)
+    problems.push_back("subject is " + Quote(reference) + ", expected " + Quote(c.subject));
   std::string status = Str(r, "status");
-  if (status.empty()) problems.push_back("status is missing, the note documents " + Quote(c.status));
-  else if (status != c.status) problems.push_back("status " + Quote(status) + ", the note documents " + Quote(c.status));
+  if (status.empty())
+    problems.push_back("status is missing, the note documents " + Quote(c.status));
+  else if (status != c.status)
+    problems.push_back("status " + Quote(status) + ", the note documents " + Quote(c.status));
   bool has = HasDosage(r);
   if (has && c.dosage.empty()) problems.push_back("dosage is present, but the note documents no regimen");
   if (!has && !c.dosage.empty()) problems.push_back("dosage is missing, but the note documents a regimen");
@@ -185,7 +187,8 @@ std::optional<std::pair<double, const DoseUnit*>> ReadQuantity(const json& q, co
     return std::nullopt;
   }
   if (system != kUcumSystem) {
-    why = where + " system is " + (system.empty() ? std::string("missing") : Quote(system)) + ", not UCUM (" + kUcumSystem + ")";
+    why = where + " system is " + (system.empty() ? std::string("missing") : Quote(system)) + ", not UCUM (" +
+          kUcumSystem + ")";
     return std::nullopt;
   }
   const DoseUnit* unit = DefaultDoseUnits().Find(code);
@@ -318,7 +321,8 @@ DimensionResult ScoreSafety(const WriteCase& c, const json& r, const RxNormCatal
       bounds = bounds ? Get(*bounds, "repeat") : nullptr;
       bounds = bounds ? Get(*bounds, "boundsDuration") : nullptr;
       if (!bounds) {
-        problems.push_back(where + " has no timing.repeat.boundsDuration, the note documents " + Num(*want.duration_days) + " d");
+        problems.push_back(where + " has no timing.repeat.boundsDuration, the note documents " +
+                           Num(*want.duration_days) + " d");
       } else if (auto d = ReadQuantity(*bounds, where + ".timing.repeat.boundsDuration", true, why); !d) {
         problems.push_back(why);
       } else if (double days = d->first * d->second->factor / 86400; !Near(days, *want.duration_days)) {
@@ -334,7 +338,8 @@ DimensionResult ScoreSafety(const WriteCase& c, const json& r, const RxNormCatal
   const CatalogDrug* documented = catalog.Find(c.code);
   const DoseCeiling* ceiling = limits.For(documented ? *documented : key);
   if (ceiling == nullptr) {
-    problems.push_back("no cited maximum daily dose for " + c.code + " in max_daily_dose.tsv: the dose cannot be verified");
+    problems.push_back("no cited maximum daily dose for " + c.code +
+                       " in max_daily_dose.tsv: the dose cannot be verified");
   } else if (!ceiling->max) {
     ceiling_text = "the label states no maximum daily dose";
   } else if (doses.size() == entries.size()) {
@@ -345,8 +350,10 @@ DimensionResult ScoreSafety(const WriteCase& c, const json& r, const RxNormCatal
     bool convertible = true;
     for (const EncodedDose& d : doses) {
       std::optional<double> amount = Convert(d.value, *d.unit, *ceiling_unit, product);
-      if (!amount) convertible = false;
-      else total = std::max(total, *amount * d.per_day.max * period_days);
+      if (!amount)
+        convertible = false;
+      else
+        total = std::max(total, *amount * d.per_day.max * period_days);
     }
     if (!convertible) {
       problems.push_back("the encoded dose cannot be expressed in " + ceiling->unit + " to check the maximum of " +
@@ -360,10 +367,9 @@ DimensionResult ScoreSafety(const WriteCase& c, const json& r, const RxNormCatal
     }
   }
   if (!problems.empty()) return {false, JoinReasons(problems)};
-  std::string regimen = c.dosage.size() == 1
-                            ? "dose " + Amount(c.dosage[0].value, c.dosage[0].unit) + ", " +
-                                  PerDayText(c.dosage[0].per_day) + " per day as documented"
-                            : std::to_string(c.dosage.size()) + " regimens as documented";
+  std::string regimen = c.dosage.size() == 1 ? "dose " + Amount(c.dosage[0].value, c.dosage[0].unit) + ", " +
+                                                   PerDayText(c.dosage[0].per_day) + " per day as documented"
+                                             : std::to_string(c.dosage.size()) + " regimens as documented";
   return {true, regimen + "; " + ceiling_text};
 }
 
@@ -381,14 +387,18 @@ json DimensionJson(const DimensionResult& d) { return {{"passed", d.passed}, {"r
 json ExpectedJson(const WriteCase& c) {
   json dosage = json::array();
   for (const ExpectedDose& d : c.dosage) {
-    json step = {{"dose_value", d.value}, {"dose_unit", d.unit},
-                 {"per_day", Near(d.per_day.min, d.per_day.max) ? json(Round4(d.per_day.max))
-                                                                : json({{"min", Round4(d.per_day.min)},
-                                                                        {"max", Round4(d.per_day.max)}})}};
+    json step = {{"dose_value", d.value},
+                 {"dose_unit", d.unit},
+                 {"per_day", Near(d.per_day.min, d.per_day.max)
+                                 ? json(Round4(d.per_day.max))
+                                 : json({{"min", Round4(d.per_day.min)}, {"max", Round4(d.per_day.max)}})}};
     if (d.duration_days) step["duration_days"] = *d.duration_days;
     dosage.push_back(std::move(step));
   }
-  return {{"subject", c.subject}, {"rxnorm_code", c.code}, {"display", c.display}, {"status", c.status},
+  return {{"subject", c.subject},
+          {"rxnorm_code", c.code},
+          {"display", c.display},
+          {"status", c.status},
           {"dosage", c.dosage.empty() ? json(nullptr) : dosage}};
 }
 

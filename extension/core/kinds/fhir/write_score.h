@@ -23,7 +23,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,9 +41,9 @@ struct DimensionResult {
 struct WriteResult {
   std::string case_id;
   bool parsed = false;
-  std::string parse_error;   // set when !parsed
-  nlohmann::json expected;   // what the note documents (subject, code, display, status, dosage)
-  nlohmann::json resource;   // the MedicationStatement found (null when !parsed)
+  std::string parse_error;  // set when !parsed
+  nlohmann::json expected;  // what the note documents (subject, code, display, status, dosage)
+  nlohmann::json resource;  // the MedicationStatement found (null when !parsed)
   std::vector<Finding> findings;
   DimensionResult schema, coding, constraints, safety;
   int dimensions_passed = 0;

@@ -3,7 +3,10 @@
 
 #include <sqlite3.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <exception>
@@ -21,23 +24,34 @@ constexpr const char* kJsonCache = "no-cache";
 // Cached answers per worker before the cache is emptied (badges are keyed by vendor).
 constexpr std::size_t kMaxCachedAnswers = 1024;
 
-// 16 lower-case hex digits from the kernel's CSPRNG.
-std::string RandomId() {
-  unsigned char bytes[8];
+// `n` random bytes from the kernel's CSPRNG, as lower-case hex.
+std::string RandomHex(std::size_t n) {
+  std::string bytes(n, '\0');
   std::size_t got = 0;
-  while (got < sizeof bytes) {
-    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0) throw std::runtime_error("getrandom failed");
-    got += static_cast<std::size_t>(n);
+  while (got < n) {
+    ssize_t r = getrandom(bytes.data() + got, n - got, 0);
+    if (r < 0) throw std::runtime_error("getrandom failed");
+    got += static_cast<std::size_t>(r);
   }
   static const char kHex[] = "0123456789abcdef";
-  std::string id;
+  std::string out;
   for (unsigned char b : bytes) {
-    id += kHex[b >> 4];
-    id += kHex[b & 15];
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
   }
-  return id;
+  return out;
 }
+
+// Equal strings in time independent of where they differ (key hashes).
+bool SameSecret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+// A submission id: 64 random bits as 16 hex digits.
+std::string RandomId() { return RandomHex(8); }
 
 bool IsSubmissionId(std::string_view id) {
   if (id.size() != 16) return false;
@@ -53,6 +67,48 @@ Response Json(int status, std::string body) {
   r.body += '\n';
   r.headers.emplace_back("Cache-Control", kJsonCache);
   return r;
+}
+
+std::int64_t UnixMillis() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// "30 s", "1.5 s"
+std::string FormatMs(std::int64_t ms) {
+  char buf[32];
+  if (ms % 1000 == 0)
+    std::snprintf(buf, sizeof buf, "%lld s", static_cast<long long>(ms / 1000));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ms) / 1000.0);
+  return buf;
+}
+
+// 2026-11-29T10:00:00.250Z
+std::string FormatUtcMillis(std::int64_t ms) {
+  time_t seconds = static_cast<time_t>(ms / 1000);
+  tm utc{};
+  gmtime_r(&seconds, &utc);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(ms % 1000));
+  return buf;
+}
+
+// A failure to put data on disk: the submission was not stored through no fault of its own.
+bool IsStorageError(int code) {
+  int primary = code & 0xFF;
+  return primary == SQLITE_FULL || primary == SQLITE_IOERR || primary == SQLITE_READONLY ||
+         primary == SQLITE_CANTOPEN || primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+const char* StorageErrorCode(int code) { return (code & 0xFF) == SQLITE_FULL ? "storage_full" : "storage_error"; }
+
+// The answer to an abandoned submission (nginx has usually answered or closed already).
+Response NotDone(const std::string& why) {
+  std::fprintf(stderr, "scribe-fcgi[%d]: submission abandoned: %s\n", static_cast<int>(getpid()), why.c_str());
+  return JsonError(503, "deadline_passed", why + "; the submission was not stored");
 }
 
 Response MethodNotAllowed(const char* allow, const std::string& method) {
@@ -72,10 +128,13 @@ bool TakeParam(std::string_view path, std::string_view prefix, std::string_view 
 
 }  // namespace
 
+Api::Api(Database& db, ApiOptions options)
+    : db_(db), options_(std::move(options)), storage_(options_.storage ? options_.storage : &own_storage_) {}
+
 Response Api::Handle(const Request& request) {
   std::string_view path = request.path;
-  if (!path.starts_with(prefix_)) return JsonError(404, "not_found", "no such route: " + request.path);
-  path.remove_prefix(prefix_.size());
+  if (!path.starts_with(options_.mount_prefix)) return JsonError(404, "not_found", "no such route: " + request.path);
+  path.remove_prefix(options_.mount_prefix.size());
   const bool get = request.method == "GET" || request.method == "HEAD";
   const char* kGet = "GET, HEAD";
   std::string param;
@@ -90,6 +149,12 @@ Response Api::Handle(const Request& request) {
   if (TakeParam(path, "/api/badge/", ".svg", param))
     return get ? Badge(param, request.if_none_match) : MethodNotAllowed(kGet, request.method);
   if (path == "/api/methodology") return get ? Methodology() : MethodNotAllowed(kGet, request.method);
+  if (TakeParam(path, "/api/vendors/", "/claim", param))
+    return request.method == "POST" ? Claim(param) : MethodNotAllowed("POST", request.method);
+  if (TakeParam(path, "/api/vendors/", "/trials", param))
+    return get ? VendorTrials(param) : MethodNotAllowed(kGet, request.method);
+  if (TakeParam(path, "/api/vendors/", "", param))
+    return get ? Vendor(param, request.query) : MethodNotAllowed(kGet, request.method);
   return JsonError(404, "not_found", "no such route: " + request.path);
 }
 
@@ -118,7 +183,22 @@ Response Api::JsonBody(const char* endpoint) {
 Response Api::Health() {
   Query q = db_.Run("health");
   if (!q.Step()) throw std::logic_error("health.sql returned no row");
-  return Json(q.Int(1) ? 200 : 503, q.Text(0));
+  nlohmann::ordered_json body = nlohmann::ordered_json::parse(q.Text(0));  // health.sql's key order
+  bool ok = q.Int(1) != 0;
+  // Storage: failing while the last failed commit is newer than the last successful one.
+  std::int64_t failed_at = storage_->failed_at_ms.load(), stored_at = storage_->stored_at_ms.load();
+  if (failed_at > 0 && failed_at >= stored_at) {
+    int code = storage_->failed_code.load();
+    body["storage"] = {{"ok", false},
+                       {"code", StorageErrorCode(code)},
+                       {"error", sqlite3_errstr(code)},
+                       {"failed_at", FormatUtcMillis(failed_at)}};
+    ok = false;
+  } else {
+    body["storage"] = {{"ok", true}};
+  }
+  body["ok"] = ok;
+  return Json(ok ? 200 : 503, body.dump());
 }
 
 Response Api::Scripts() { return JsonBody("scripts"); }
@@ -144,6 +224,11 @@ Response Api::Submit(const Request& request) {
   if (auto* problem = std::get_if<BodyProblem>(&parsed)) return JsonError(problem->status, problem->code, problem->message);
   const auto& s = std::get<Submission>(parsed);
 
+  // No work after the client's deadline: a request that waited in the queue past it is not
+  // graded, and one that went past it while grading is not stored.
+  if (std::string why = Abandoned(request); !why.empty()) return NotDone(why);
+  if (auto refused = Unauthorized(s.vendor, request)) return *refused;
+  if (auto refused = SealedAttempt(s, request)) return *refused;
   std::string result;
   {
     Query grade = db_.Run("grade");
@@ -151,20 +236,182 @@ Response Api::Submit(const Request& request) {
     if (!grade.Step() || grade.IsNull(0)) return JsonError(404, "unknown_trial", "unknown trial '" + s.script_id + "'");
     result = grade.Text(0);
   }
+  if (!s.corpus_hash.empty()) {
+    std::string loaded = nlohmann::json::parse(result).value("corpus_hash", "");
+    if (loaded != s.corpus_hash)
+      return JsonError(409, "corpus_mismatch",
+                       "corpus_hash " + s.corpus_hash + " is not the loaded corpus " + loaded + "; nothing was stored");
+  }
+  if (s.dry_run) {
+    // Graded and answered as a submission would be (sealed trials as minimal), never stored.
+    Query dry = db_.Run("dry_run");
+    dry.Bind(":vendor", s.vendor).Bind(":result", result);
+    if (!dry.Step()) throw std::logic_error("dry_run.sql returned no row");
+    return Json(200, dry.Text(0));
+  }
   for (int attempt = 0;; ++attempt) {
     std::string id = RandomId();
     try {
-      Query insert = db_.Run("submit");
-      insert.Bind(":id", id).Bind(":vendor", s.vendor).Bind(":scribe_output", s.scribe_output).Bind(":result", result);
-      if (!insert.Step()) throw std::logic_error("submit.sql returned no row");
-      Response r = Json(201, insert.Text(0));
-      r.headers.emplace_back("Location", prefix_ + "/api/submissions/" + id);
+      // Acknowledged = durable: the answer is sent only after COMMIT returned SQLITE_OK.
+      WriteTransaction tx(db_);
+      std::string stored;
+      {
+        Query insert = db_.Run("submit");
+        insert.Bind(":id", id).Bind(":vendor", s.vendor).Bind(":scribe_output", s.scribe_output);
+        insert.Bind(":result", result);
+        if (!insert.Step()) throw std::logic_error("submit.sql returned no row");
+        stored = insert.Text(0);
+        insert.Finish();
+      }
+      if (std::string why = Abandoned(request); !why.empty()) return NotDone(why);  // rolled back
+      tx.Commit();
+      storage_->stored_at_ms = UnixMillis();
+      Response r = Json(201, std::move(stored));
+      r.headers.emplace_back("Location", options_.mount_prefix + "/api/submissions/" + id);
       return r;
     } catch (const scribe::sql::SqlError& e) {
       // A random id that already exists (2^-64 per pair): draw another, once.
-      if (e.code() != SQLITE_CONSTRAINT_PRIMARYKEY || attempt > 0) throw;
+      if (e.code() == SQLITE_CONSTRAINT_PRIMARYKEY && attempt == 0) continue;
+      if (!IsStorageError(e.code())) throw;  // busy and the rest: the firewall's answer
+      RecordStorageFailure(e.code());
+      std::fprintf(stderr, "scribe-fcgi[%d]: submission not stored: %s (SQLite %d)\n", static_cast<int>(getpid()),
+                   e.what(), e.code());
+      if ((e.code() & 0xFF) == SQLITE_FULL)
+        return JsonError(507, "storage_full", "the database's disk is full; the submission was not stored");
+      return JsonError(503, "storage_error", "the database could not be written; the submission was not stored");
     }
   }
+}
+
+Response Api::Claim(const std::string& vendor) {
+  if (auto problem = VendorProblem(vendor)) return JsonError(422, "invalid_field", *problem);
+  std::string key = "st_" + RandomHex(32);  // 256 bits; only its SHA-256 is stored
+  try {
+    WriteTransaction tx(db_);
+    std::string name;
+    {
+      Query claim = db_.Run("claim");
+      claim.Bind(":vendor", vendor).Bind(":key_sha256", Sha256Hex(key));
+      if (!claim.Step())
+        return JsonError(409, "vendor_claimed", "vendor '" + vendor + "' is already claimed; its key was shown once, to whoever claimed it");
+      name = claim.Text(0);
+      claim.Finish();
+    }
+    tx.Commit();
+    storage_->stored_at_ms = UnixMillis();
+    nlohmann::ordered_json body = {
+        {"vendor", name},
+        {"key", key},
+        {"message", "keep this key: it is shown once and never stored. Submissions as this vendor now need "
+                    "the header Authorization: Bearer <key>."}};
+    return Json(201, body.dump());
+  } catch (const scribe::sql::SqlError& e) {
+    if (!IsStorageError(e.code())) throw;
+    RecordStorageFailure(e.code());
+    if ((e.code() & 0xFF) == SQLITE_FULL)
+      return JsonError(507, "storage_full", "the database's disk is full; the claim was not stored");
+    return JsonError(503, "storage_error", "the database could not be written; the claim was not stored");
+  }
+}
+
+Response Api::Vendor(const std::string& vendor, const std::string& query) {
+  if (auto problem = VendorProblem(vendor)) return JsonError(404, "unknown_vendor", "unknown vendor '" + vendor + "'");
+  // ?before=<submission id>: the page of runs older than that one (keyset pagination).
+  std::string before;
+  for (std::string_view rest = query; !rest.empty();) {
+    std::size_t amp = rest.find('&');
+    std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    if (pair.starts_with("before=")) before.assign(pair.substr(7));
+    else if (!pair.empty()) return JsonError(400, "invalid_query", "unknown query parameter; the only one is before=<submission id>");
+  }
+  if (!before.empty() && !IsSubmissionId(before))
+    return JsonError(400, "invalid_cursor", "before must be a submission id (16 hexadecimal characters)");
+  std::string key = "vendor:" + vendor + "?" + before;
+  if (const Response* hit = Cached(key)) return *hit;
+  Query q = db_.Run("vendor");
+  q.Bind(":vendor", vendor);
+  if (!before.empty()) q.Bind(":before", before);  // unbound: NULL, the newest page
+  if (!q.Step() || q.IsNull(0)) return JsonError(404, "unknown_vendor", "unknown vendor '" + vendor + "'");
+  return Remember(key, Json(200, q.Text(0)));
+}
+
+Response Api::VendorTrials(const std::string& vendor) {
+  if (auto problem = VendorProblem(vendor)) return JsonError(404, "unknown_vendor", "unknown vendor '" + vendor + "'");
+  std::string key = "vendor-trials:" + vendor;
+  if (const Response* hit = Cached(key)) return *hit;
+  Query q = db_.Run("vendor_trials");
+  q.Bind(":vendor", vendor);
+  if (!q.Step() || q.IsNull(0)) return JsonError(404, "unknown_vendor", "unknown vendor '" + vendor + "'");
+  return Remember(key, Json(200, q.Text(0)));
+}
+
+std::optional<Response> Api::SealedAttempt(const Submission& s, const Request& request) {
+  try {
+    WriteTransaction tx(db_);
+    std::int64_t by_vendor = 0, by_client = 0;
+    {
+      Query q = db_.Run("sealed_attempts");
+      q.Bind(":script_id", s.script_id).Bind(":vendor", s.vendor).Bind(":client", request.remote_addr);
+      if (!q.Step() || q.Int(0) == 0) return std::nullopt;  // public or unknown: nothing to count
+      by_vendor = q.Int(1);
+      by_client = q.Int(2);
+      q.Finish();
+    }
+    const std::string limit = std::to_string(options_.sealed_attempts);
+    const std::string rest = " times (dry runs included), the limit for this version of the trial: any score of a sealed "
+                             "trial tells something about its checklist";
+    if (by_vendor >= options_.sealed_attempts)
+      return JsonError(429, "sealed_attempts_used", "vendor '" + s.vendor + "' has graded sealed trial '" + s.script_id + "' " + limit + rest);
+    if (by_client >= options_.sealed_attempts)
+      return JsonError(429, "sealed_attempts_used", "this address has graded sealed trial '" + s.script_id + "' " + limit + rest);
+    {
+      Query add = db_.Run("sealed_attempt_add");
+      add.Bind(":script_id", s.script_id).Bind(":vendor", s.vendor).Bind(":client", request.remote_addr);
+      add.Bind(":dry_run", s.dry_run ? "1" : "0");
+      add.Step();
+      add.Finish();
+    }
+    tx.Commit();
+    return std::nullopt;
+  } catch (const scribe::sql::SqlError& e) {
+    if (!IsStorageError(e.code())) throw;
+    RecordStorageFailure(e.code());
+    return JsonError(503, "storage_error", "the database could not be written; nothing was graded");
+  }
+}
+
+std::optional<Response> Api::Unauthorized(const std::string& vendor, const Request& request) {
+  std::string stored;
+  {
+    Query q = db_.Run("vendor_key");
+    q.Bind(":vendor", vendor);
+    if (!q.Step() || q.IsNull(0)) return std::nullopt;  // unclaimed: anyone may submit, as the seed API
+    stored = q.Text(0);
+  }
+  constexpr std::string_view kBearer = "Bearer ";
+  std::string_view auth = request.authorization;
+  if (auth.size() <= kBearer.size() || auth.substr(0, kBearer.size()) != kBearer)
+    return JsonError(403, "vendor_claimed",
+                     "vendor '" + vendor + "' is claimed: send its key as the header Authorization: Bearer <key>");
+  if (!SameSecret(Sha256Hex(auth.substr(kBearer.size())), stored))
+    return JsonError(403, "wrong_key", "the key does not belong to vendor '" + vendor + "'");
+  return std::nullopt;
+}
+
+std::string Api::Abandoned(const Request& request) const {
+  if (options_.deadline_ms > 0 && request.start_ms) {
+    std::int64_t age = UnixMillis() - *request.start_ms;
+    if (age > options_.deadline_ms)
+      return "the request is older than the " + FormatMs(options_.deadline_ms) + " deadline";
+  }
+  if (request.client_gone && request.client_gone()) return "the client has gone";
+  return {};
+}
+
+void Api::RecordStorageFailure(int code) {
+  storage_->failed_code = code;
+  storage_->failed_at_ms = UnixMillis();
 }
 
 Response Api::StoredSubmission(const std::string& id) {

@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "embedded.h"
@@ -38,6 +39,10 @@ sqlite3* Open(const std::string& path, bool writable) {
   return db;
 }
 
+// After a checkpoint the WAL is truncated back to at most this, so a burst of submissions does
+// not keep its disk space for good (SQLite's default keeps the largest WAL ever written).
+constexpr const char* kJournalSizeLimit = "PRAGMA journal_size_limit = 16777216";
+
 void ExecOrThrow(sqlite3* db, const char* sql) {
   char* err = nullptr;
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
@@ -49,24 +54,44 @@ void ExecOrThrow(sqlite3* db, const char* sql) {
 
 }  // namespace
 
-int PrepareDatabase(const std::string& path, const std::string& corpus_dir) {
+int PrepareDatabase(const std::string& path, const std::string& corpus_dir, const std::string& sealed_dir) {
   sqlite3* raw = Open(path, /*writable=*/true);
   std::unique_ptr<sqlite3, decltype(&sqlite3_close)> db(raw, &sqlite3_close);
   ExecOrThrow(db.get(), "PRAGMA journal_mode = WAL");
+  ExecOrThrow(db.get(), kJournalSizeLimit);
   if (!corpus_dir.empty()) {
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db.get(), "SELECT scribe_load_corpus(?1)", -1, &s, nullptr) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db.get(), "SELECT scribe_load_corpus(?1, ?2)", -1, &s, nullptr) != SQLITE_OK)
       throw std::runtime_error(sqlite3_errmsg(db.get()));
     scribe::sql::Stmt load(s);
     sqlite3_bind_text(s, 1, corpus_dir.c_str(), -1, SQLITE_TRANSIENT);
+    if (!sealed_dir.empty()) sqlite3_bind_text(s, 2, sealed_dir.c_str(), -1, SQLITE_TRANSIENT);
     if (sqlite3_step(s) != SQLITE_ROW) throw std::runtime_error("loading " + corpus_dir + ": " + sqlite3_errmsg(db.get()));
   }
-  sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(db.get(), "SELECT count(*) FROM trials", -1, &s, nullptr) != SQLITE_OK)
-    throw std::runtime_error(sqlite3_errmsg(db.get()));
-  scribe::sql::Stmt count(s);
-  if (sqlite3_step(s) != SQLITE_ROW) throw std::runtime_error(sqlite3_errmsg(db.get()));
-  return sqlite3_column_int(s, 0);
+  int trials = 0;
+  {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db.get(), "SELECT count(*) FROM trials", -1, &s, nullptr) != SQLITE_OK)
+      throw std::runtime_error(sqlite3_errmsg(db.get()));
+    scribe::sql::Stmt count(s);
+    if (sqlite3_step(s) != SQLITE_ROW) throw std::runtime_error(sqlite3_errmsg(db.get()));
+    trials = sqlite3_column_int(s, 0);
+  }
+  // Every stored note is graded under the grader and corpus now loaded before anyone reads the
+  // leaderboard: a rule or corpus change re-grades (idempotent: current grades are skipped).
+  if (trials > 0) {  // without a corpus there is nothing to grade against (/health says so)
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db.get(), "SELECT scribe_regrade()", -1, &s, nullptr) != SQLITE_OK)
+      throw std::runtime_error(sqlite3_errmsg(db.get()));
+    scribe::sql::Stmt regrade(s);
+    if (sqlite3_step(s) != SQLITE_ROW) throw std::runtime_error(std::string("regrading: ") + sqlite3_errmsg(db.get()));
+    const unsigned char* report = sqlite3_column_text(s, 0);
+    std::fprintf(stderr, "scribe-fcgi: regrade %s\n", report ? reinterpret_cast<const char*>(report) : "null");
+  }
+  // Start with an empty WAL (a corpus load can leave megabytes in it): the file's space is
+  // given back before the workers start appending submissions.
+  ExecOrThrow(db.get(), "PRAGMA wal_checkpoint(TRUNCATE)");
+  return trials;
 }
 
 void Database::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
@@ -77,6 +102,7 @@ Database::Database(const std::string& path, const std::string& synchronous) {
   if (synchronous != "full" && synchronous != "normal")
     throw std::runtime_error("synchronous must be full or normal, not '" + synchronous + "'");
   ExecOrThrow(write_.get(), synchronous == "full" ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
+  ExecOrThrow(write_.get(), kJournalSizeLimit);
   read_.reset(Open(path, /*writable=*/false));
   for (const char* name : kEndpointNames) {
     std::string file = std::string("sql/endpoints/") + name + ".sql";
@@ -120,8 +146,39 @@ Query Database::Run(std::string_view endpoint) {
 }
 
 Query::~Query() {
-  sqlite3_reset(stmt_);
+  sqlite3_reset(stmt_);  // the result was checked by Step or Finish when it mattered
   sqlite3_clear_bindings(stmt_);
+}
+
+void Query::Finish() {
+  if (sqlite3_reset(stmt_) != SQLITE_OK) throw SqlError(sqlite3_extended_errcode(db_), sqlite3_errmsg(db_));
+}
+
+namespace {
+
+// Runs one statement of transaction control on `db`; throws with the extended result code.
+void Control(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    throw SqlError(sqlite3_extended_errcode(db), msg);
+  }
+}
+
+}  // namespace
+
+WriteTransaction::WriteTransaction(Database& db) : db_(db.write_.get()) { Control(db_, "BEGIN IMMEDIATE"); }
+
+WriteTransaction::~WriteTransaction() {
+  // After a failed statement or COMMIT SQLite may already have rolled back (SQLITE_FULL,
+  // SQLITE_IOERR): only roll back a transaction that is still open.
+  if (open_ && !sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void WriteTransaction::Commit() {
+  Control(db_, "COMMIT");
+  open_ = false;
 }
 
 Query& Query::Bind(const char* name, std::string_view value) {

@@ -28,13 +28,16 @@ namespace scribe::http {
 constexpr int kBusyTimeoutMs = 10000;
 
 // The endpoint statements the program uses, by file name under sql/endpoints/.
-inline constexpr const char* kEndpointNames[] = {"health",     "scripts",     "script", "grade",      "submit",
-                                                 "submission", "leaderboard", "badge",  "methodology"};
+inline constexpr const char* kEndpointNames[] = {"health",      "scripts", "script",     "grade",
+                                                 "submit",      "dry_run", "submission", "leaderboard",
+                                                 "badge",       "methodology", "claim",   "vendor_key",
+                                                 "vendor",      "vendor_trials", "sealed_attempts",
+                                                 "sealed_attempt_add"};
 
 // Opens `path` read-write, registers the scribe functions (migrating the schema) and, when
 // `corpus_dir` is not empty, loads that corpus. Used once by the supervisor before it forks.
 // Returns the number of trials in the database afterwards. Throws std::runtime_error.
-int PrepareDatabase(const std::string& path, const std::string& corpus_dir);
+int PrepareDatabase(const std::string& path, const std::string& corpus_dir, const std::string& sealed_dir = "");
 
 // One statement in use: bound by parameter name, stepped, then reset and unbound when the Query
 // goes out of scope, so the statement is ready for the next request.
@@ -49,6 +52,9 @@ class Query {
   Query& Bind(const char* name, std::string_view value);
   // True when a row is available; false when done. Throws scribe::sql::SqlError.
   bool Step();
+  // Ends the statement now (sqlite3_reset) and checks the result: a write statement's changes
+  // are complete only when this returns. Throws scribe::sql::SqlError.
+  void Finish();
   std::string Text(int column) const;
   std::int64_t Int(int column) const;
   bool IsNull(int column) const;
@@ -78,6 +84,7 @@ class Database {
   std::int64_t DataVersion();
 
  private:
+  friend class WriteTransaction;
   struct Closer {
     void operator()(sqlite3* db) const;
   };
@@ -92,6 +99,27 @@ class Database {
   std::unique_ptr<sqlite3, Closer> write_;
   std::map<std::string, Endpoint, std::less<>> endpoints_;
   std::unique_ptr<sqlite3_stmt, Finalizer> data_version_;
+};
+
+// An explicit transaction on the write connection, so that a commit's result is seen: the
+// statements run inside it, Commit() runs COMMIT and throws its error (SQLITE_FULL on a full
+// disk, SQLITE_IOERR_* when the journal cannot be written), and the destructor rolls back
+// whatever was not committed. Nothing is acknowledged before Commit() has returned.
+//
+//   WriteTransaction tx(db);        // BEGIN IMMEDIATE (waits for the lock up to the busy timeout)
+//   Query q = db.Run("submit"); …; q.Finish();
+//   tx.Commit();                    // on disk (synchronous = FULL) once this returns
+class WriteTransaction {
+ public:
+  explicit WriteTransaction(Database& db);  // throws scribe::sql::SqlError
+  WriteTransaction(const WriteTransaction&) = delete;
+  WriteTransaction& operator=(const WriteTransaction&) = delete;
+  ~WriteTransaction();                      // ROLLBACK unless committed; never throws
+  void Commit();                            // throws scribe::sql::SqlError
+
+ private:
+  sqlite3* db_;
+  bool open_ = true;
 };
 
 }  // namespace scribe::http

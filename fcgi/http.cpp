@@ -12,6 +12,7 @@ Response JsonError(int status, std::string_view code, std::string_view message) 
   r.status = status;
   r.body = json{{"error", {{"code", code}, {"message", message}}}}.dump(-1, ' ', false, json::error_handler_t::replace);
   r.body += '\n';
+  r.headers.emplace_back("Cache-Control", "no-cache");
   return r;
 }
 
@@ -30,6 +31,7 @@ const char* StatusReason(int status) {
     case 429: return "Too Many Requests";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
+    case 507: return "Insufficient Storage";
     default: return "Unknown";
   }
 }
@@ -51,6 +53,25 @@ std::optional<std::size_t> ParseContentLength(const char* value) {
     n = n * 10 + static_cast<std::size_t>(*p - '0');
   }
   return n;
+}
+
+std::optional<std::int64_t> ParseMsec(const char* value) {
+  if (!value) return std::nullopt;
+  std::int64_t seconds = 0;
+  const char* p = value;
+  int digits = 0;
+  for (; *p >= '0' && *p <= '9'; ++p, ++digits) {
+    if (digits >= 12) return std::nullopt;
+    seconds = seconds * 10 + (*p - '0');
+  }
+  if (digits == 0 || *p != '.') return std::nullopt;
+  std::int64_t ms = 0;
+  for (int i = 1; i <= 3; ++i) {
+    if (p[i] < '0' || p[i] > '9') return std::nullopt;
+    ms = ms * 10 + (p[i] - '0');
+  }
+  if (p[4] != '\0') return std::nullopt;
+  return seconds * 1000 + ms;
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -26,11 +27,20 @@ struct Request {
   std::string path;          // DOCUMENT_URI (decoded, normalised by nginx)
   std::string content_type;  // CONTENT_TYPE, may be empty
   std::string if_none_match; // HTTP_IF_NONE_MATCH, may be empty
+  std::string authorization; // HTTP_AUTHORIZATION, may be empty; never logged
+  std::string query;         // QUERY_STRING (still percent-encoded), may be empty
+  std::string remote_addr;   // REMOTE_ADDR (nginx's client address), may be empty
   // CONTENT_LENGTH when present and a valid decimal number; nullopt otherwise.
   std::optional<std::size_t> content_length;
   // Reads exactly *content_length bytes of the body into `out`; false when the stream ends
   // early. Only called after the length has been checked against kMaxBodyBytes.
   std::function<bool(std::string& out)> read_body;
+  // SCRIBE_REQUEST_START: when nginx passed the request on (its $msec), in Unix milliseconds;
+  // nullopt when absent or malformed (a FastCGI client other than nginx).
+  std::optional<std::int64_t> start_ms;
+  // True when the peer (nginx) has closed the connection: nobody will read the answer. May be
+  // empty (never gone).
+  std::function<bool()> client_gone;
 };
 
 struct Response {
@@ -40,8 +50,8 @@ struct Response {
   std::string body;
 };
 
-// {"error":{"code":…,"message":…}} with the given status; the message is JSON-escaped (and
-// invalid UTF-8 replaced), so it may quote what the client sent.
+// {"error":{"code":…,"message":…}} with the given status and Cache-Control: no-cache; the
+// message is JSON-escaped (and invalid UTF-8 replaced), so it may quote what the client sent.
 Response JsonError(int status, std::string_view code, std::string_view message);
 
 // The reason phrase for a status code ("Unprocessable Content" for 422); "Unknown" otherwise.
@@ -53,6 +63,10 @@ std::string ResponseHead(const Response& r);
 
 // CONTENT_LENGTH as a number: digits only, no sign or spaces, at most 18 digits.
 std::optional<std::size_t> ParseContentLength(const char* value);
+
+// nginx's $msec ("1735689600.123": seconds, a dot, exactly three digits) as Unix milliseconds;
+// nullopt for anything else.
+std::optional<std::int64_t> ParseMsec(const char* value);
 
 // True when the media type is application/json (case-insensitive, parameters such as
 // "; charset=utf-8" allowed).

@@ -9,18 +9,31 @@
 // SIGTERM or SIGINT stops every worker and removes the socket.
 //
 // Options (environment in brackets):
-//   --socket PATH            FastCGI Unix socket to create (required)
+//   --socket PATH            FastCGI Unix socket to create (required): submissions, and every
+//                            route when there is no --read-socket
+//   --read-socket PATH       a second socket for everything but submissions (health, listings,
+//                            badges), served by its own workers: no grade can make them wait
 //   --db PATH                SQLite database [SCRIBE_DB, default ./data.db]
 //   --corpus DIR             load this corpus before serving [SCRIBE_CORPUS when set]
-//   --workers N              worker processes [SCRIBE_WORKERS, default 4]
+//   --sealed-corpus DIR      and the sealed trials kept outside the repository in DIR
+//                            [SCRIBE_SEALED_CORPUS when set]
+//   --sealed-attempts N      gradings of a sealed trial version per vendor and per client
+//                            address, dry runs included; then 429 [SCRIBE_SEALED_ATTEMPTS, 3]
+//   --workers N              worker processes on --socket [SCRIBE_WORKERS, default 4]
+//   --read-workers N         worker processes on --read-socket [SCRIBE_READ_WORKERS, default 2]
 //   --prefix PATH            mount point of the routes (default /scribe-trials)
 //   --request-timeout SECS   kill a worker stuck on one request this long (default 30)
-//   --memory-limit MB        address-space limit per worker, 0 = none (default 1024)
+//   --request-deadline SECS  a submission older than this (from nginx's SCRIBE_REQUEST_START)
+//                            is neither graded nor stored [SCRIBE_REQUEST_DEADLINE_S, default 30;
+//                            0 = none]
+//   --memory-limit MB        address-space limit per worker, 0 = none (default 1024; 0 in an
+//                            AddressSanitizer build)
 //   --synchronous MODE       full: an acknowledged submission is on disk (default); normal:
 //                            WAL's lighter fsync, survives a killed process, not power loss
 //                            [SCRIBE_SYNCHRONOUS]
 //   --pid-file PATH          write the supervisor's pid here
 #include <fcgiapp.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +41,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <string>
 
 #include "database.h"
@@ -38,12 +52,29 @@ namespace {
 
 struct Options {
   std::string socket_path;
+  std::string read_socket_path;
+  int read_workers = 2;
   std::string db_path;
   std::string corpus_dir;
+  std::string sealed_dir;
   std::string pid_file;
   scribe::http::WorkerOptions worker;
   scribe::http::SupervisorOptions supervisor;
 };
+
+// An AddressSanitizer build (build-asan) reserves terabytes of address space for its shadow
+// memory, which no RLIMIT_AS allows: its workers run without the address-space cap.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
 
 const char* EnvOr(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
@@ -53,8 +84,9 @@ const char* EnvOr(const char* name, const char* fallback) {
 [[noreturn]] void Usage(const char* problem) {
   std::fprintf(stderr,
                "scribe-fcgi: %s\n"
-               "usage: scribe-fcgi --socket PATH [--db PATH] [--corpus DIR] [--workers N] [--prefix PATH]\n"
-               "                   [--request-timeout SECS] [--memory-limit MB] [--synchronous full|normal]\n"
+               "usage: scribe-fcgi --socket PATH [--read-socket PATH] [--db PATH] [--corpus DIR] [--workers N]\n"
+               "                   [--read-workers N] [--prefix PATH] [--request-timeout SECS]\n"
+               "                   [--request-deadline SECS] [--memory-limit MB] [--synchronous full|normal]\n"
                "                   [--pid-file PATH]\n",
                problem);
   std::exit(64);
@@ -73,17 +105,26 @@ Options ParseOptions(int argc, char** argv) {
   Options o;
   o.db_path = EnvOr("SCRIBE_DB", "./data.db");
   o.corpus_dir = EnvOr("SCRIBE_CORPUS", "");
+  o.sealed_dir = EnvOr("SCRIBE_SEALED_CORPUS", "");
+  o.worker.sealed_attempts = static_cast<int>(Number("SCRIBE_SEALED_ATTEMPTS", EnvOr("SCRIBE_SEALED_ATTEMPTS", "3"), 1, 1000));
   o.supervisor.workers = static_cast<int>(Number("SCRIBE_WORKERS", EnvOr("SCRIBE_WORKERS", "4"), 1, 256));
-  o.supervisor.memory_limit_mb = 1024;
+  o.supervisor.memory_limit_mb = kSanitized ? 0 : 1024;
   o.worker.synchronous = EnvOr("SCRIBE_SYNCHRONOUS", "full");
+  o.read_workers = static_cast<int>(Number("SCRIBE_READ_WORKERS", EnvOr("SCRIBE_READ_WORKERS", "2"), 1, 256));
+  o.worker.deadline_ms = Number("SCRIBE_REQUEST_DEADLINE_S", EnvOr("SCRIBE_REQUEST_DEADLINE_S", "30"), 0, 86400) * 1000;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") Usage("the FastCGI program of scribe-trials");
     if (i + 1 >= argc) Usage((flag + " needs a value").c_str());
     const char* value = argv[++i];
     if (flag == "--socket") o.socket_path = value;
+    else if (flag == "--read-socket") o.read_socket_path = value;
+    else if (flag == "--read-workers") o.read_workers = static_cast<int>(Number("--read-workers", value, 1, 256));
+    else if (flag == "--request-deadline") o.worker.deadline_ms = Number("--request-deadline", value, 0, 86400) * 1000;
     else if (flag == "--db") o.db_path = value;
     else if (flag == "--corpus") o.corpus_dir = value;
+    else if (flag == "--sealed-corpus") o.sealed_dir = value;
+    else if (flag == "--sealed-attempts") o.worker.sealed_attempts = static_cast<int>(Number("--sealed-attempts", value, 1, 1000));
     else if (flag == "--workers") o.supervisor.workers = static_cast<int>(Number("--workers", value, 1, 256));
     else if (flag == "--prefix") o.worker.mount_prefix = value;
     else if (flag == "--request-timeout")
@@ -95,9 +136,27 @@ Options ParseOptions(int argc, char** argv) {
   }
   if (o.socket_path.empty()) Usage("--socket is required");
   if (o.worker.synchronous != "full" && o.worker.synchronous != "normal") Usage("--synchronous is full or normal");
-  if (o.socket_path.size() >= 100) Usage("--socket path is too long for a Unix socket");
+  if (o.socket_path.size() >= 100 || o.read_socket_path.size() >= 100)
+    Usage("socket path is too long for a Unix socket");
+  if (!o.read_socket_path.empty() && o.read_socket_path == o.socket_path)
+    Usage("--read-socket must differ from --socket");
   o.worker.db_path = o.db_path;
   return o;
+}
+
+// Creates the Unix socket at `path` (mode 0600: only this user, which nginx runs as, may
+// connect), replacing a stale one; -1 with a message when it cannot.
+int Listen(const std::string& path) {
+  unlink(path.c_str());  // a stale socket from a killed run
+  mode_t old_mask = umask(0077);
+  int fd = FCGX_OpenSocket(path.c_str(), 1024);
+  umask(old_mask);
+  if (fd < 0) {
+    std::fprintf(stderr, "scribe-fcgi: cannot listen on %s: %s\n", path.c_str(), std::strerror(errno));
+    return -1;
+  }
+  std::fprintf(stderr, "scribe-fcgi: listening on %s\n", path.c_str());
+  return fd;
 }
 
 }  // namespace
@@ -105,9 +164,10 @@ Options ParseOptions(int argc, char** argv) {
 int main(int argc, char** argv) {
   Options o = ParseOptions(argc, argv);
   try {
-    int trials = scribe::http::PrepareDatabase(o.db_path, o.corpus_dir);
-    std::fprintf(stderr, "scribe-fcgi: %s ready with %d trials%s%s\n", o.db_path.c_str(), trials,
-                 o.corpus_dir.empty() ? "" : " loaded from ", o.corpus_dir.c_str());
+    int trials = scribe::http::PrepareDatabase(o.db_path, o.corpus_dir, o.sealed_dir);
+    std::fprintf(stderr, "scribe-fcgi: %s ready with %d trials%s%s%s%s\n", o.db_path.c_str(), trials,
+                 o.corpus_dir.empty() ? "" : " loaded from ", o.corpus_dir.c_str(),
+                 o.sealed_dir.empty() ? "" : " and sealed ones from ", o.sealed_dir.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scribe-fcgi: %s\n", e.what());
     return 1;
@@ -117,23 +177,33 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scribe-fcgi: FCGX_Init failed\n");
     return 1;
   }
-  unlink(o.socket_path.c_str());  // a stale socket from a killed run
-  mode_t old_mask = umask(0077);
-  int fd = FCGX_OpenSocket(o.socket_path.c_str(), 1024);
-  umask(old_mask);
-  if (fd < 0) {
-    std::fprintf(stderr, "scribe-fcgi: cannot listen on %s: %s\n", o.socket_path.c_str(), std::strerror(errno));
+  int fd = Listen(o.socket_path);
+  int read_fd = o.read_socket_path.empty() ? -1 : Listen(o.read_socket_path);
+  if (fd < 0 || (!o.read_socket_path.empty() && read_fd < 0)) return 1;
+  // Shared by every worker: the latest commit outcomes, for /health (api.h).
+  void* shared =
+      mmap(nullptr, sizeof(scribe::http::StorageHealth), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) {
+    std::fprintf(stderr, "scribe-fcgi: mmap failed: %s\n", std::strerror(errno));
     return 1;
   }
-  o.worker.listen_fd = fd;
+  o.worker.storage = new (shared) scribe::http::StorageHealth();
   if (!o.pid_file.empty()) std::ofstream(o.pid_file) << getpid() << '\n';
-  std::fprintf(stderr, "scribe-fcgi: listening on %s\n", o.socket_path.c_str());
+  const int submit_workers = o.supervisor.workers;
+  if (read_fd >= 0) o.supervisor.workers += o.read_workers;
 
-  int status = scribe::http::Supervise(o.supervisor, [&](scribe::http::WorkerSlot& slot) {
-    return scribe::http::RunWorker(o.worker, slot);
+  int status = scribe::http::Supervise(o.supervisor, [&](scribe::http::WorkerSlot& slot, int index) {
+    scribe::http::WorkerOptions w = o.worker;
+    w.listen_fd = index < submit_workers ? fd : read_fd;
+    if (read_fd >= 0) close(index < submit_workers ? read_fd : fd);  // each worker keeps only its own socket
+    return scribe::http::RunWorker(w, slot);
   });
   close(fd);
   unlink(o.socket_path.c_str());
+  if (read_fd >= 0) {
+    close(read_fd);
+    unlink(o.read_socket_path.c_str());
+  }
   if (!o.pid_file.empty()) unlink(o.pid_file.c_str());
   return status;
 }

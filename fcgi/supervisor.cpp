@@ -42,8 +42,8 @@ __attribute__((format(printf, 1, 2))) void Log(const char* fmt, ...) {
 }
 
 // The child side of fork: restore signals, limit memory, run the worker, never return.
-[[noreturn]] void RunChild(const SupervisorOptions& options, pid_t supervisor, WorkerSlot& slot,
-                           const std::function<int(WorkerSlot&)>& worker_main) {
+[[noreturn]] void RunChild(const SupervisorOptions& options, pid_t supervisor, WorkerSlot& slot, int index,
+                           const std::function<int(WorkerSlot&, int)>& worker_main) {
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != supervisor) _exit(0);  // the supervisor died before prctl took effect
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) signal(sig, SIG_DFL);
@@ -58,7 +58,7 @@ __attribute__((format(printf, 1, 2))) void Log(const char* fmt, ...) {
   slot.busy_since_ms = 0;
   int status = 1;
   try {
-    status = worker_main(slot);
+    status = worker_main(slot, index);
   } catch (const std::exception& e) {
     Log("worker failed: %s", e.what());
   } catch (...) {
@@ -70,7 +70,7 @@ __attribute__((format(printf, 1, 2))) void Log(const char* fmt, ...) {
 
 }  // namespace
 
-int Supervise(const SupervisorOptions& options, const std::function<int(WorkerSlot&)>& worker_main) {
+int Supervise(const SupervisorOptions& options, const std::function<int(WorkerSlot&, int)>& worker_main) {
   const int n = options.workers;
   void* shared = mmap(nullptr, sizeof(WorkerSlot) * n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) {
@@ -101,7 +101,7 @@ int Supervise(const SupervisorOptions& options, const std::function<int(WorkerSl
       workers[i].respawn_at_ms = MonotonicMs() + 1000;
       return;
     }
-    if (pid == 0) RunChild(options, self, slots[i], worker_main);
+    if (pid == 0) RunChild(options, self, slots[i], i, worker_main);
     workers[i] = Worker{pid, MonotonicMs(), 0};
   };
   for (int i = 0; i < n; ++i) spawn(i);

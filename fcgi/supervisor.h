@@ -37,8 +37,9 @@ struct SupervisorOptions {
 // CLOCK_MONOTONIC in milliseconds (comparable across processes).
 std::int64_t MonotonicMs();
 
-// Runs the supervisor until SIGTERM or SIGINT. worker_main runs in each child; its return value
-// is the child's exit status. Returns the supervisor's exit status.
-int Supervise(const SupervisorOptions& options, const std::function<int(WorkerSlot&)>& worker_main);
+// Runs the supervisor until SIGTERM or SIGINT. worker_main runs in each child with its slot and
+// its index (0 … workers-1, the same for a replacement); its return value is the child's exit
+// status. Returns the supervisor's exit status.
+int Supervise(const SupervisorOptions& options, const std::function<int(WorkerSlot&, int index)>& worker_main);
 
 }  // namespace scribe::http

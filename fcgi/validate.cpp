@@ -80,6 +80,21 @@ std::variant<Submission, BodyProblem> ParseSubmission(std::string_view body) {
     return BodyProblem{422, "invalid_field",
                        "scribe_output must be at most " + std::to_string(kMaxScribeOutputChars) + " characters (got " +
                            std::to_string(chars) + ")"};
+  // A blank note is no run: nothing to grade, and it must never count on the leaderboard.
+  if (s.scribe_output.find_first_not_of(" \t\r\n\f\v") == std::string::npos)
+    return BodyProblem{422, "invalid_field", "scribe_output must not be empty or only whitespace"};
+
+  if (auto it = doc.find("dry_run"); it != doc.end() && !it->is_null()) {
+    if (!it->is_boolean()) return BodyProblem{422, "invalid_field", "dry_run must be true or false"};
+    s.dry_run = it->get<bool>();
+  }
+  if (auto it = doc.find("corpus_hash"); it != doc.end() && !it->is_null()) {
+    if (!it->is_string()) return BodyProblem{422, "invalid_field", "corpus_hash must be a string"};
+    s.corpus_hash = it->get_ref<const std::string&>();
+    bool hex = s.corpus_hash.size() == 64 &&
+               s.corpus_hash.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (!hex) return BodyProblem{422, "invalid_field", "corpus_hash must be 64 lower-case hexadecimal characters (a SHA-256)"};
+  }
   return s;
 }
 

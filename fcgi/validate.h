@@ -24,6 +24,8 @@ struct Submission {
   std::string script_id;
   std::string vendor;
   std::string scribe_output;
+  bool dry_run = false;      // graded and answered, never stored or counted
+  std::string corpus_hash;   // the corpus the vendor graded against; empty when not given
 };
 
 // Why a body was refused: status 400 (malformed JSON) or 422 (a field), an error code and a

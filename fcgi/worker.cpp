@@ -1,11 +1,13 @@
 // worker.cpp — the FCGX_Accept_r loop (after fcgi2's examples/threaded.c and echo-cpp.cpp).
 //
-// Each request: parameters from nginx's stock fastcgi_params, the body read only through a
-// valid CONTENT_LENGTH no larger than kMaxBodyBytes, Api::Handle inside an exception firewall,
-// and a response that always starts with Status: and Content-Type:.
+// Each request: parameters from nginx's stock fastcgi_params (plus SCRIBE_REQUEST_START, nginx's
+// $msec, for the deadline), the body read only through a valid CONTENT_LENGTH no larger than
+// kMaxBodyBytes, Api::Handle inside an exception firewall, and a response that always starts
+// with Status: and Content-Type:.
 #include "worker.h"
 
 #include <fcgiapp.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -58,6 +60,12 @@ bool InputDrained(FCGX_Request& req) {
   return false;
 }
 
+// True when the other end of the connection has closed it (nginx gave up on the request).
+bool PeerClosed(int fd) {
+  pollfd p{fd, POLLRDHUP, 0};
+  return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
 void Write(FCGX_Request& req, const Response& r) {
   std::string head = ResponseHead(r);
   FCGX_PutStr(head.data(), static_cast<int>(head.size()), req.out);
@@ -82,7 +90,7 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
     std::fprintf(stderr, "scribe-fcgi[%d]: %s\n", static_cast<int>(getpid()), e.what());
     return 2;
   }
-  Api api(*db, options.mount_prefix);
+  Api api(*db, ApiOptions{options.mount_prefix, options.deadline_ms, options.storage, options.sealed_attempts});
 
   FCGX_Request req;
   if (FCGX_InitRequest(&req, options.listen_fd, FCGI_FAIL_ACCEPT_ON_INTR) != 0) return 2;
@@ -101,11 +109,16 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
       request.path = Param(req, "DOCUMENT_URI");
       request.content_type = Param(req, "CONTENT_TYPE");
       request.if_none_match = Param(req, "HTTP_IF_NONE_MATCH");
+      request.authorization = Param(req, "HTTP_AUTHORIZATION");
+      request.query = Param(req, "QUERY_STRING");
+      request.remote_addr = Param(req, "REMOTE_ADDR");
       request.content_length = ParseContentLength(FCGX_GetParam("CONTENT_LENGTH", req.envp));
       request.read_body = [&req, &request](std::string& out) {
         return request.content_length && *request.content_length <= kMaxBodyBytes &&
                ReadExactly(req, *request.content_length, out);
       };
+      request.start_ms = ParseMsec(FCGX_GetParam("SCRIBE_REQUEST_START", req.envp));
+      request.client_gone = [fd = req.ipcFd] { return PeerClosed(fd); };
       response = request.path.empty() ? JsonError(400, "bad_request", "DOCUMENT_URI is missing")
                                       : api.Handle(request);
     } catch (...) {

@@ -1,8 +1,10 @@
 // worker.h — one FastCGI worker process: a database, the API and the FCGX_Accept_r loop.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
+#include "api.h"
 #include "supervisor.h"
 
 namespace scribe::http {
@@ -12,6 +14,9 @@ struct WorkerOptions {
   std::string db_path;
   std::string synchronous = "full";        // PRAGMA synchronous of the write connection
   std::string mount_prefix = "/scribe-trials";
+  std::int64_t deadline_ms = 0;            // ApiOptions::deadline_ms
+  int sealed_attempts = 3;                 // ApiOptions::sealed_attempts
+  StorageHealth* storage = nullptr;        // shared by every worker (main.cpp)
 };
 
 // Serves requests until SIGTERM/SIGINT (the current request is finished first). Each request

@@ -255,6 +255,11 @@ SYNONYMS = [
     ("vitamin B-12", "vitamin B12", "spelling variant"),
     ("cyanocobalamin", "vitamin B12", "RxNorm 2025 IN is named 'vitamin B12'"),
     ("vitamin B1", "thiamine", "lay name"),
+    ("vitamin B2", "riboflavin", "lay name"),
+    ("vitamin B3", "niacin", "lay name"),
+    ("vit B6", "vitamin B6", "shorthand"),
+    ("vitamin B-6", "vitamin B6", "spelling variant"),
+    ("methylcobalamin", "mecobalamin", "common name of mecobalamin"),
     ("vitamin C", "ascorbic acid", "lay name"),
     ("vit C", "ascorbic acid", "shorthand"),
     ("phytonadione", "vitamin K1", "RxNorm 2025 IN is named 'vitamin K1'"),
@@ -269,8 +274,6 @@ SYNONYMS = [
     ("PEG 3350", "polyethylene glycol 3350", "abbreviation"),
     ("MMF", "mycophenolate mofetil", "abbreviation"),
     ("alendronic acid", "alendronate", "current RxNorm name of IN 46041"),
-    ("PCN", "penicillin V", "class term; no RxNorm IN 'penicillin': oral use = penicillin V"),
-    ("penicillin", "penicillin V", "class term; no RxNorm IN 'penicillin': oral use = penicillin V (IV/IM penicillin G has its own names)"),
     ("pen VK", "penicillin V", "penicillin V potassium"),
     ("penicillin VK", "penicillin V", "penicillin V potassium"),
     ("Pen G", "penicillin G", "abbreviation"),
@@ -1043,8 +1046,10 @@ ingredients (albumin, antihemophilic factor, articaine, amino acids …) are abs
 their brands are dropped.  RxTerms 2013 and Drugs@FDA 2019 are old: dose forms of "A"
 ingredients come from 2013 (e.g. no albuterol 0.09 MG/ACTUAT metered-dose inhaler in
 the copy), and some added brands are discontinued.  RxNorm keeps some near-equivalents as
-separate INs (`lithium` vs `lithium carbonate`, `vitamin B6` vs `pyridoxine`);
-"penicillin"/"PCN" have no RxNorm IN and are mapped by synonym to `penicillin V`.
+separate INs (`lithium` vs `lithium carbonate`, `vitamin B6` vs `pyridoxine`): the grader
+compares them as one drug through `corpus/rules/equivalents.tsv`.  "penicillin"/"PCN" have
+no RxNorm IN: they name the penicillin class (`corpus/rules/allergen_classes.yaml`, members
+resolved from this lexicon by `scripts/derive_allergen_classes.py`: rerun it after this script).
 
 How brand rows are built: RxNorm 2025 BNs get the INs of their SBDs, from the relations
 (SBD tradename_of SCD consists_of SCDC has_ingredient IN — the flattened file's

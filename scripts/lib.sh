@@ -18,6 +18,11 @@ SCRIBE_PACKAGES=(build-essential cmake g++ pkg-config libsqlite3-dev sqlite3 lib
   libfcgi-dev libcurl4-openssl-dev libssl-dev libutf8proc-dev libvalijson-dev nginx-light libgtest-dev libbenchmark-dev
   python3 curl jq)
 
+# Debian 12 packages scripts/render_audio needs to render the encounter recordings (flite speaks,
+# sox trims, levels and joins, opus-tools encodes and opusinfo reads): an authoring step, so
+# scripts/serve does not install them; scripts/test does, for the audio/determinism test.
+SCRIBE_AUDIO_PACKAGES=(flite sox opus-tools)
+
 scribe_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 
 # The packages of "$@" (default SCRIBE_PACKAGES) that are not installed.
@@ -104,18 +109,23 @@ scribe_end_stale_groups() {
 }
 
 # Writes $1/nginx.conf from the template, with $1 as the run directory (pid, logs, temp files)
-# and $1/htdocs/scribe-trials linked to web/. Reads HOST, PORT, FCGI_SOCKET, SUBMIT_RATE
-# (default 10r/s) and SUBMIT_BURST (default 20) from the environment.
+# and $1/htdocs/scribe-trials linked to web/. Reads HOST, PORT, FCGI_SOCKET, FCGI_READ_SOCKET
+# (default: FCGI_SOCKET), FCGI_READ_TIMEOUT (seconds, default 60), SUBMIT_RATE (default 10r/s),
+# SUBMIT_BURST (default 20), SUBMIT_CONCURRENCY (default 2) and AUDIO_DIR (the recordings,
+# default corpus/audio) from the environment.
 scribe_render_nginx() {
   local RUN_DIR=$1 HTDOCS=$1/htdocs NGINX_CONF_DIR=${NGINX_CONF_DIR:-/etc/nginx} NGINX_USER=
-  local SUBMIT_RATE=${SUBMIT_RATE:-10r/s} SUBMIT_BURST=${SUBMIT_BURST:-20}
+  local AUDIO_DIR=${AUDIO_DIR:-$SCRIBE_REPO/corpus/audio}
+  local SUBMIT_RATE=${SUBMIT_RATE:-10r/s} SUBMIT_BURST=${SUBMIT_BURST:-20} SUBMIT_CONCURRENCY=${SUBMIT_CONCURRENCY:-2}
+  local FCGI_READ_SOCKET=${FCGI_READ_SOCKET:-$FCGI_SOCKET} FCGI_READ_TIMEOUT=${FCGI_READ_TIMEOUT:-60}
   mkdir -p "$RUN_DIR/tmp" "$HTDOCS" || return 1
   ln -sfn "$SCRIBE_REPO/web" "$HTDOCS/scribe-trials" || return 1
   # As root, nginx would hand its workers to "nobody"; keep them as the invoking user.
   ((EUID == 0)) && NGINX_USER="user $(id -un) $(id -gn);"
   local conf var
   conf=$(<"$SCRIBE_REPO/nginx/nginx.conf.template") || return 1
-  for var in HOST PORT RUN_DIR HTDOCS FCGI_SOCKET SUBMIT_RATE SUBMIT_BURST NGINX_USER NGINX_CONF_DIR; do
+  for var in HOST PORT RUN_DIR HTDOCS AUDIO_DIR FCGI_SOCKET FCGI_READ_SOCKET FCGI_READ_TIMEOUT SUBMIT_RATE SUBMIT_BURST \
+    SUBMIT_CONCURRENCY NGINX_USER NGINX_CONF_DIR; do
     conf=${conf//"\${$var}"/${!var}}
   done
   printf '%s\n' "$conf" >"$RUN_DIR/nginx.conf"

@@ -1,14 +1,107 @@
-// extract.cpp — drug mention extraction (see extract.h).
+// extract.cpp — drug mention extraction (see extract.h, corpus/rules/binding.yaml).
 #include "extract.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+
+#include "embedded.h"
 
 namespace scribe {
 namespace {
 
+constexpr size_t kNone = static_cast<size_t>(-1);
+
+// ---------------------------------------------------------------- binding vocabulary
+
+using Words = std::vector<std::string>;
+
+struct Binding {
+  std::vector<Words> med_headings, sig_line_phrases, coordinators, singular_verbs;
+  std::unordered_set<std::string> inactive_heading_words, sig_line_words, glue;
+  size_t max_indication_words = 3;
+};
+
+std::vector<Words> PhraseList(const YAML::Node& y, const char* key) {
+  std::vector<Words> out;
+  if (const YAML::Node n = y[key])
+    for (const auto& v : n) {
+      Words w;
+      for (const Token& t : Tokenize(v.as<std::string>())) w.push_back(t.norm);
+      if (!w.empty()) out.push_back(std::move(w));
+    }
+  return out;
+}
+
+const Binding& DefaultBinding() {
+  static const Binding binding = [] {
+    Binding b;
+    YAML::Node y = YAML::Load(std::string(embedded_file("corpus/rules/binding.yaml")));
+    b.med_headings = PhraseList(y, "med_list_headings");
+    b.coordinators = PhraseList(y, "coordinators");
+    b.singular_verbs = PhraseList(y, "singular_verbs");
+    for (const Words& w : PhraseList(y, "inactive_heading_words")) b.inactive_heading_words.insert(w.front());
+    for (const Words& w : PhraseList(y, "allergy_glue_words"))
+      if (w.size() == 1) b.glue.insert(w.front());
+    for (Words& w : PhraseList(y, "sig_line_words")) {
+      if (w.size() == 1) b.sig_line_words.insert(w.front());
+      else b.sig_line_phrases.push_back(std::move(w));
+    }
+    if (y["max_indication_words"]) b.max_indication_words = y["max_indication_words"].as<size_t>();
+    return b;
+  }();
+  return binding;
+}
+
+// The allergy cues of assertion.yaml as a matcher, one per Rules object.
+const PhraseMatcher& AllergyCues(const Rules& rules) {
+  static std::mutex mu;
+  static std::map<const Rules*, std::unique_ptr<PhraseMatcher>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& m = cache[&rules];
+  if (!m) {
+    m = std::make_unique<PhraseMatcher>(true);
+    int id = 0;
+    for (const std::string& cue : rules.assertion.allergy_cues) m->Add(cue, id++);
+  }
+  return *m;
+}
+
+// Whether the words of `phrase` start at token k (within limit).
+size_t PhraseAt(const std::vector<Token>& toks, size_t k, size_t limit, const Words& phrase) {
+  if (k + phrase.size() > limit) return 0;
+  for (size_t i = 0; i < phrase.size(); ++i)
+    if (toks[k + i].norm != phrase[i]) return 0;
+  return phrase.size();
+}
+
+bool ContainsPhrase(const std::vector<Token>& toks, size_t b, size_t e, const std::vector<Words>& phrases) {
+  for (size_t k = b; k < e; ++k)
+    for (const Words& p : phrases)
+      if (PhraseAt(toks, k, e, p)) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------- small helpers
+
 bool IsSeparator(const Token& t) {
   if (t.kind == TokenKind::kPunct) return t.norm == "," || t.norm == ";" || t.norm == "*" || t.norm == "(" || t.norm == ")";
   return t.kind == TokenKind::kWord && (t.norm == "and" || t.norm == "also" || t.norm == "plus" || t.norm == "then");
+}
+
+bool IsPunct(const Token& t, std::string_view p) { return t.kind == TokenKind::kPunct && t.norm == p; }
+
+// The "and" of "one and a half", "1 and 1/2".
+bool InQuantity(const std::vector<Token>& toks, size_t k, const Rules& rules) {
+  if (toks[k].norm != "and" || k == 0 || k + 1 >= toks.size()) return false;
+  bool number_before = toks[k - 1].kind == TokenKind::kNumber || rules.number_words.count(toks[k - 1].norm) > 0;
+  bool half_after = (toks[k + 1].norm == "a" && k + 2 < toks.size() && toks[k + 2].norm == "half") ||
+                    toks[k + 1].kind == TokenKind::kNumber;
+  return number_before && half_after;
 }
 
 bool AllLetters(std::string_view w) {
@@ -54,24 +147,273 @@ bool IsMeasurement(const std::vector<Token>& toks, size_t begin, size_t end, siz
   return false;
 }
 
+// ---------------------------------------------------------------- token repairs
+
+Token Piece(const Token& t, size_t offset, std::string norm, bool first) {
+  Token p = t;
+  size_t len = norm.size();
+  p.norm = std::move(norm);
+  p.folded = FoldPlural(p.norm);
+  p.norm_hash = HashWord(p.norm);
+  p.folded_hash = HashWord(p.folded);
+  p.raw = t.raw.substr(offset, len);
+  p.byte_begin = t.byte_begin + static_cast<uint32_t>(offset);
+  p.byte_end = p.byte_begin + static_cast<uint32_t>(len);
+  p.char_begin = t.char_begin + static_cast<uint32_t>(offset);
+  p.char_end = p.char_begin + static_cast<uint32_t>(len);
+  if (!first) {
+    p.line_start = false;
+    p.blank_line_before = false;
+    p.capitalized = !p.raw.empty() && p.raw[0] >= 'A' && p.raw[0] <= 'Z';
+  }
+  return p;
+}
+
+// Sig words misspelled or glued by an EHR export ("tiems", "bidx", "tidprnas") read as the sig
+// words they stand for (sig_grammar.yaml). Only words that are neither English, clinical
+// vocabulary nor a drug name (exact or approximate), and not proper nouns, are touched.
+// A numeral repeated as a word ("every 6 six hours", "take 1 one tablet") reads once.
+void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& sig, const Terminology& terminology) {
+  std::vector<Token>& toks = text.tokens;
+  std::vector<Token> out;
+  std::vector<uint32_t> sentence_of;
+  std::vector<size_t> new_index(toks.size() + 1, 0);
+  bool changed = false;
+  for (size_t k = 0; k < toks.size(); ++k) {
+    new_index[k] = out.size();
+    const Token& t = toks[k];
+    // "T.I.D", "Q.O.D": the tokenizer joins "T.I." and leaves "D"; the whole is one sig word
+    if (t.kind == TokenKind::kWord && t.raw.find('.') != std::string_view::npos && k + 1 < toks.size() &&
+        toks[k + 1].kind == TokenKind::kWord && toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end &&
+        sig.IsSigWord(t.norm + toks[k + 1].norm)) {
+      Token joined = t;
+      joined.norm = t.norm + toks[k + 1].norm;
+      joined.folded = FoldPlural(joined.norm);
+      joined.norm_hash = HashWord(joined.norm);
+      joined.folded_hash = HashWord(joined.folded);
+      joined.raw = text.text.substr(t.byte_begin, toks[k + 1].byte_end - t.byte_begin);
+      joined.byte_end = toks[k + 1].byte_end;
+      joined.char_end = toks[k + 1].char_end;
+      joined.all_caps = t.all_caps && toks[k + 1].all_caps;
+      out.push_back(std::move(joined));
+      sentence_of.push_back(text.sentence_of[k]);
+      new_index[k + 1] = out.size() - 1;
+      ++k;
+      changed = true;
+      continue;
+    }
+    if (t.kind == TokenKind::kWord && k > 0 && toks[k - 1].kind == TokenKind::kNumber && !(k > 1 && IsPunct(toks[k - 2], "/")) &&
+        text.sentence_of[k] == text.sentence_of[k - 1] && t.norm != "a" && t.norm != "an" && t.norm != "once" &&
+        t.norm != "twice" && t.norm != "single") {
+      auto w = rules.number_words.find(t.norm);
+      if (w != rules.number_words.end() && w->second == toks[k - 1].number && w->second >= 1) {
+        changed = true;
+        continue;
+      }
+    }
+    bool candidate = t.kind == TokenKind::kWord && t.norm.size() >= 3 && AllLetters(t.norm) &&
+                     (!t.capitalized || t.all_caps || t.line_start) && !terminology.IsKnownWord(t.norm) &&
+                     !sig.IsSigWord(t.norm) && !terminology.IsNonRxnormSubstance(t.norm) &&
+                     !terminology.MatchTokens(toks, k, k + 1);
+    std::vector<std::string> pieces;
+    if (candidate) {
+      pieces = sig.SplitGlued(t.norm);
+      bool all_known = !pieces.empty() && std::all_of(pieces.begin(), pieces.end(), [&](const std::string& p) {
+        return sig.IsGluePiece(p);
+      });
+      if (!all_known) {
+        if (std::string c = sig.CorrectSpelling(t.norm); !c.empty()) {
+          Token fixed = t;
+          fixed.norm = c;
+          fixed.folded = FoldPlural(c);
+          fixed.norm_hash = HashWord(fixed.norm);
+          fixed.folded_hash = HashWord(fixed.folded);
+          out.push_back(std::move(fixed));
+          sentence_of.push_back(text.sentence_of[k]);
+          changed = true;
+          continue;
+        }
+      }
+    }
+    if (pieces.size() >= 2) {
+      size_t offset = 0;
+      for (size_t i = 0; i < pieces.size(); ++i) {
+        size_t len = pieces[i].size();
+        out.push_back(Piece(t, offset, std::move(pieces[i]), i == 0));
+        sentence_of.push_back(text.sentence_of[k]);
+        offset += len;
+      }
+      changed = true;
+      continue;
+    }
+    out.push_back(t);
+    sentence_of.push_back(text.sentence_of[k]);
+  }
+  if (!changed) return;
+  new_index[toks.size()] = out.size();
+  for (size_t s = 0; s < text.sentence_begin.size(); ++s) {
+    text.sentence_begin[s] = static_cast<uint32_t>(new_index[text.sentence_begin[s]]);
+    text.sentence_end[s] = static_cast<uint32_t>(new_index[text.sentence_end[s]]);
+  }
+  toks = std::move(out);
+  text.sentence_of = std::move(sentence_of);
+}
+
+// ---------------------------------------------------------------- lines and sections
+
+struct Line {
+  size_t begin = 0, end = 0;     // tokens
+  size_t content = 0;            // first token after a list marker ("-", "*", "1.", "2)")
+  bool marker = false;           // written as a list item
+  size_t indent = 0;             // bytes of leading white space
+  enum Kind : uint8_t { kPlain, kMedList, kAllergy, kInactive, kOther } section = kPlain;
+  size_t section_from = 0;       // tokens from here on the line belong to the section
+};
+
+std::vector<Line> Lines(const TokenizedText& text) {
+  const auto& toks = text.tokens;
+  std::vector<Line> lines;
+  for (size_t k = 0; k < toks.size(); ++k) {
+    if (k == 0 || toks[k].line_start) {
+      if (!lines.empty()) lines.back().end = k;
+      Line l;
+      l.begin = k;
+      size_t b = toks[k].byte_begin;
+      size_t ls = text.text.rfind('\n', b == 0 ? 0 : b - 1);
+      ls = (ls == std::string_view::npos || b == 0) ? 0 : ls + 1;
+      l.indent = b >= ls ? b - ls : 0;
+      lines.push_back(l);
+    }
+  }
+  if (!lines.empty()) lines.back().end = toks.size();
+  for (Line& l : lines) {
+    l.content = l.begin;
+    if (l.begin < l.end) {
+      const Token& t = toks[l.begin];
+      if (t.kind == TokenKind::kPunct && (t.norm == "-" || t.norm == "*" || t.norm == "+")) {
+        l.marker = true;
+        l.content = l.begin + 1;
+      } else if (t.kind == TokenKind::kNumber && l.begin + 1 < l.end &&
+                 (IsPunct(toks[l.begin + 1], ".") || IsPunct(toks[l.begin + 1], ")"))) {
+        l.marker = true;
+        l.content = l.begin + 2;
+      }
+    }
+    l.section_from = l.content;
+  }
+  return lines;
+}
+
+// Heading lines open sections: "Medications:", "MEDICATIONS", "- Meds:", "Allergies: penicillin".
+void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const Rules& rules) {
+  const auto& toks = text.tokens;
+  const Binding& b = DefaultBinding();
+  std::unordered_set<std::string> cue_words;
+  for (const std::string& c : rules.assertion.allergy_cues)
+    if (c.find(' ') == std::string::npos) cue_words.insert(c);
+  struct Open { bool active = false; Line::Kind kind = Line::kPlain; size_t indent = 0; bool marker = false; };
+  Open open;
+  for (Line& l : lines) {
+    if (l.begin < l.end && toks[l.begin].blank_line_before) open.active = false;
+    // a heading: up to five words (joined by "/", "&", "-"), then ":" or the end of the line
+    size_t k = l.content, words = 0;
+    std::vector<std::string> heading;
+    bool all_caps = true;
+    while (k < l.end && words <= 5) {
+      const Token& t = toks[k];
+      if (t.kind == TokenKind::kWord) {
+        heading.push_back(t.norm);
+        all_caps = all_caps && t.all_caps;
+        ++words;
+      } else if (!(t.kind == TokenKind::kPunct && (t.norm == "/" || t.norm == "&" || t.norm == "-"))) {
+        break;
+      }
+      ++k;
+    }
+    bool colon = k < l.end && IsPunct(toks[k], ":") && words >= 1 && words <= 5;
+    bool alone = k == l.end && words >= 1 && words <= 4;
+    std::string joined;
+    for (const std::string& w : heading) joined += (joined.empty() ? "" : " ") + w;
+    bool med = false;
+    for (const Words& h : b.med_headings) {
+      std::string p;
+      for (const std::string& w : h) p += (p.empty() ? "" : " ") + w;
+      if (p == joined) med = true;
+    }
+    bool allergy = std::any_of(heading.begin(), heading.end(), [&](const std::string& w) { return cue_words.count(w) > 0; });
+    bool inactive = std::any_of(heading.begin(), heading.end(), [&](const std::string& w) { return b.inactive_heading_words.count(w) > 0; });
+    bool is_heading = colon || (alone && (all_caps || med || (allergy && words <= 3)));
+    if (is_heading) {
+      Line::Kind kind = allergy && words <= 3 ? Line::kAllergy : inactive ? Line::kInactive : med ? Line::kMedList : Line::kOther;
+      open = Open{true, kind, l.indent, l.marker};
+      l.section = kind;
+      l.section_from = colon ? k + 1 : l.end;
+      continue;
+    }
+    if (open.active && open.marker && l.indent <= open.indent) open.active = false;
+    if (open.active) l.section = open.kind;
+  }
+}
+
+// ---------------------------------------------------------------- parentheses
+
+struct Parens {
+  std::vector<size_t> open_of;  // token -> the "(" of its innermost parenthetical, or kNone
+  std::vector<size_t> close_of; // "(" token -> its ")" (or the sentence end)
+};
+
+Parens FindParens(const TokenizedText& text) {
+  const auto& toks = text.tokens;
+  Parens p;
+  p.open_of.assign(toks.size(), kNone);
+  p.close_of.assign(toks.size(), kNone);
+  std::vector<size_t> stack;
+  for (size_t k = 0; k < toks.size(); ++k) {
+    if (k > 0 && text.sentence_of[k] != text.sentence_of[k - 1]) {
+      for (size_t o : stack) p.close_of[o] = k;
+      stack.clear();
+    }
+    if (IsPunct(toks[k], ")") && !stack.empty()) {
+      p.close_of[stack.back()] = k;
+      stack.pop_back();
+      p.open_of[k] = stack.empty() ? kNone : stack.back();
+      continue;
+    }
+    p.open_of[k] = stack.empty() ? kNone : stack.back();
+    if (IsPunct(toks[k], "(")) stack.push_back(k);
+  }
+  for (size_t o : stack) p.close_of[o] = toks.size();
+  return p;
+}
+
 }  // namespace
+
+// ---------------------------------------------------------------- AnalyzeText
 
 AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Terminology& terminology,
                          const AssertionAnalyzer& assertion) {
   AnalyzedText out;
+  SigParser sig(rules);
+  const Binding& binding = DefaultBinding();
   out.text = Analyze(input, rules.assertion.abbreviations);
+  RepairSigWords(out.text, rules, sig, terminology);
   std::vector<uint32_t> clause;
   out.assertion_bits = assertion.Analyze(out.text, &clause);
   const auto& toks = out.text.tokens;
-  SigParser sig(rules);
 
-  // 1. Mentions: longest terminology match, else a phantom (unknown word + dose).
+  // 1. Mentions: longest terminology match, else a phantom (unknown word + dose). A lone sig
+  //    abbreviation ("inh", "po") in lower case or right after a dose is sig, not a drug name.
+  std::vector<DrugMention> found;
   for (size_t k = 0; k < toks.size();) {
     size_t sentence_end = out.text.sentence_end[out.text.sentence_of[k]];
     size_t sentence_begin = out.text.sentence_begin[out.text.sentence_of[k]];
     if (toks[k].kind != TokenKind::kWord) { ++k; continue; }
     DrugMention m;
     auto match = terminology.MatchTokens(toks, k, sentence_end);
+    if (match && match->token_count == 1 && sig.IsSigAbbreviation(toks, k)) {
+      bool sig_position = k > sentence_begin && (toks[k - 1].kind == TokenKind::kNumber || sig.IsSigAbbreviation(toks, k - 1));
+      if (!toks[k].all_caps || sig_position) { ++k; continue; }
+    }
     if (match && IsMeasurement(toks, k, k + match->token_count, sentence_begin, sentence_end, rules, sig)) {
       k += match->token_count;
       continue;
@@ -85,14 +427,15 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       m.key = terminology.IngredientKey(match->concept_id);
       for (const std::string& r : c.ingredients) m.rxcui += (m.rxcui.empty() ? "" : " / ") + r;
       m.matched_name = c.name;
+      m.drug_class = c.drug_class;
+      m.salt = terminology.SaltOf(match->concept_id);
     } else if (PhantomCandidate(toks[k], terminology)) {
       // the dose may follow directly, or after one short formulation word ("Zyntrafex XR 20 mg")
       size_t n = k + 1;
       if (n < sentence_end && toks[n].kind == TokenKind::kWord && toks[n].all_caps && toks[n].norm.size() <= 3) ++n;
-      bool dose_follows = n + 1 < sentence_end && toks[n].kind == TokenKind::kNumber &&
-                          rules.unit_matcher.MatchAt(toks, n + 1, sentence_end).has_value() &&
-                          rules.units[rules.unit_matcher.MatchAt(toks, n + 1, sentence_end)->id].family != "count";
-      if (!dose_follows) { ++k; continue; }
+      auto unit = n + 1 < sentence_end && toks[n].kind == TokenKind::kNumber ? rules.unit_matcher.MatchAt(toks, n + 1, sentence_end)
+                                                                              : std::nullopt;
+      if (!unit || rules.units[unit->id].family == "count") { ++k; continue; }
       m.phantom = true;
       m.tok_begin = k;
       m.tok_end = k + 1;
@@ -106,41 +449,120 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
     m.mention = std::string(input.substr(toks[m.tok_begin].byte_begin,
                                          toks[m.tok_end - 1].byte_end - toks[m.tok_begin].byte_begin));
     k = m.tok_end;
-    out.drugs.push_back(std::move(m));
+    found.push_back(std::move(m));
   }
 
-  // 2. Attributes from the windows around each mention.
-  bool previous_action_before = false;
-  for (size_t i = 0; i < out.drugs.size(); ++i) {
-    DrugMention& m = out.drugs[i];
-    bool action_before = false;
+  // 2. Structure: lines and their sections, parentheticals, allergy cues.
+  std::vector<Line> lines = Lines(out.text);
+  MarkSections(lines, out.text, rules);
+  std::vector<size_t> line_of(toks.size(), 0);
+  for (size_t i = 0; i < lines.size(); ++i)
+    for (size_t k = lines[i].begin; k < lines[i].end; ++k) line_of[k] = i;
+  Parens parens = FindParens(out.text);
+  auto open_of = [&](size_t k) { return k < toks.size() ? parens.open_of[k] : kNone; };
+  std::vector<PatternMatch> cues = AllergyCues(rules).FindAll(toks, 0, toks.size());
+  std::vector<char> in_mention(toks.size(), 0);
+  for (const DrugMention& m : found)
+    for (size_t k = m.tok_begin; k < m.tok_end; ++k) in_mention[k] = 1;
+
+  auto cue_inside = [&](size_t open) {
+    for (const PatternMatch& c : cues)
+      if (c.begin > open && c.begin < parens.close_of[open]) return true;
+    return false;
+  };
+  auto glue_only = [&](size_t b, size_t e, size_t own_group) {
+    for (size_t k = b; k < e; ++k) {
+      if (in_mention[k]) continue;
+      size_t g = open_of(k);
+      if (g != own_group || IsPunct(toks[k], "(") || IsPunct(toks[k], ")")) continue;  // a parenthetical ("(hives)")
+      if (!binding.glue.count(toks[k].norm)) return false;
+    }
+    return true;
+  };
+  auto allergy_context = [&](const DrugMention& m) {
+    const Line& l = lines[line_of[m.tok_begin]];
+    if (l.section == Line::kAllergy && m.tok_begin >= l.section_from) return true;
+    size_t g = open_of(m.tok_begin);
+    if (g != kNone && cue_inside(g)) return true;
+    if (m.tok_end < toks.size() && IsPunct(toks[m.tok_end], "(") && cue_inside(m.tok_end)) return true;
+    for (const PatternMatch& c : cues) {
+      if (open_of(c.begin) != g || out.text.sentence_of[c.begin] != out.text.sentence_of[m.tok_begin]) continue;
+      if (clause[c.begin] != clause[m.tok_begin]) continue;
+      if (c.begin >= m.tok_end && glue_only(m.tok_end, c.begin, g)) return true;
+      if (c.end <= m.tok_begin && glue_only(c.end, m.tok_begin, g)) return true;
+    }
+    return false;
+  };
+
+  // 3. Class names ("PCN", "sulfa", "NSAIDs") are mentions only in an allergy context; a class
+  //    name written with a dose names the class's prescribed member ("penicillin 500 mg").
+  for (DrugMention& m : found) {
+    m.in_allergy_context = allergy_context(m);
+    m.in_parenthetical = open_of(m.tok_begin) != kNone;
+    if (m.drug_class.empty() || m.in_allergy_context) {
+      out.drugs.push_back(std::move(m));
+      continue;
+    }
+    const AllergenClass* cls = terminology.FindClass(m.drug_class);
+    bool dosed = m.tok_end < toks.size() && toks[m.tok_end].kind == TokenKind::kNumber;
+    if (cls && !cls->prescribed_as.empty() && dosed) {
+      m.key = cls->prescribed_as;
+      m.rxcui = cls->prescribed_as;
+      const IngredientInfo* info = terminology.Ingredient(cls->prescribed_as);
+      m.drug = info ? info->name : cls->prescribed_as;
+      m.drug_class.clear();
+      out.drugs.push_back(std::move(m));
+    }
+  }
+
+  // 4. Attributes from the windows around each mention.
+  auto& drugs = out.drugs;
+  const size_t n = drugs.size();
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const DrugMention& a = drugs[i];
+    const DrugMention& g = drugs[i + 1];
+    if (a.tok_end < toks.size() && IsPunct(toks[a.tok_end], "(") && g.tok_begin == a.tok_end + 1 &&
+        g.tok_end < toks.size() && IsPunct(toks[g.tok_end], ")") && !a.gloss)
+      drugs[i + 1].gloss = true;
+  }
+  enum class Where : uint8_t { kNone, kBefore, kAfter };
+  std::vector<Where> where(n, Where::kNone);
+  std::vector<size_t> action_at(n, kNone);
+  auto coordinated = [&](size_t b, size_t e) {
+    if (ContainsPhrase(toks, b, e, binding.coordinators)) return true;
+    return false;
+  };
+  size_t previous = kNone;  // the previous mention that is not a gloss
+  for (size_t i = 0; i < n; ++i) {
+    DrugMention& m = drugs[i];
+    if (m.gloss) continue;
     uint32_t s = out.text.sentence_of[m.tok_begin];
     size_t sb = out.text.sentence_begin[s], se = out.text.sentence_end[s];
-    size_t fwd_end = se;
-    if (i + 1 < out.drugs.size() && out.drugs[i + 1].tok_begin < fwd_end) fwd_end = out.drugs[i + 1].tok_begin;
-    size_t bwd_begin = sb;
-    if (i > 0 && out.drugs[i - 1].tok_end > bwd_begin) bwd_begin = out.drugs[i - 1].tok_end;
-    size_t list_begin = bwd_begin;  // after the last list separator
-    for (size_t k = m.tok_begin; k > bwd_begin; --k)
-      if (IsSeparator(toks[k - 1])) { list_begin = k; break; }
-
-    std::vector<Dose> doses = sig.FindDoses(toks, m.tok_end, fwd_end);
-    std::vector<Dose> before = sig.FindDoses(toks, list_begin, m.tok_begin);
-    doses.insert(doses.end(), before.begin(), before.end());
-    m.dose = SigParser::Primary(doses);
-    m.doses = std::move(doses);
-
-    m.frequency = sig.FindFrequency(toks, m.tok_end, fwd_end, input);
-    if (!m.frequency.per_day) {
-      Frequency back = sig.FindFrequency(toks, list_begin, m.tok_begin, input);
-      if (back.per_day) {
-        bool prn = m.frequency.prn || back.prn;
-        m.frequency = back;
-        m.frequency.prn = prn;
-      } else if (back.prn) {
-        m.frequency.prn = true;
-      }
+    size_t group = open_of(m.tok_begin);
+    size_t lo = sb, hi = se;
+    if (group != kNone) {
+      lo = group + 1;
+      hi = std::min(se, parens.close_of[group]);
     }
+    size_t fwd_end = hi;
+    for (size_t j = i + 1; j < n; ++j) {
+      if (drugs[j].gloss && j == i + 1) continue;
+      if (drugs[j].tok_begin < fwd_end) fwd_end = drugs[j].tok_begin;
+      size_t jg = open_of(drugs[j].tok_begin);
+      if (jg != kNone && jg != group && jg >= m.tok_end && jg < fwd_end) fwd_end = jg;
+      break;
+    }
+    size_t bwd_begin = lo;
+    if (i > 0 && drugs[i - 1].tok_end > bwd_begin && drugs[i - 1].tok_end <= m.tok_begin) bwd_begin = drugs[i - 1].tok_end;
+    size_t list_begin = bwd_begin;  // after the last list separator ("and" in "one and a half" is none)
+    for (size_t k = m.tok_begin; k > bwd_begin; --k)
+      if (IsSeparator(toks[k - 1]) && !InQuantity(toks, k - 1, rules)) { list_begin = k; break; }
+
+    Sig reading = sig.ReadSig(toks, list_begin, m.tok_begin, m.tok_end, fwd_end, input);
+    m.doses = std::move(reading.doses);
+    m.dose = std::move(reading.dose);
+    m.frequency = std::move(reading.frequency);
+    m.route = std::move(reading.route);
     // PRN anywhere earlier in the drug's clause when no other drug stands between
     // ("As needed for pain, ibuprofen 400 mg q6h").
     if (!m.frequency.prn && bwd_begin == sb) {
@@ -148,15 +570,6 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       while (clause_begin > sb && clause[clause_begin - 1] == clause[m.tok_begin]) --clause_begin;
       if (sig.FindFrequency(toks, clause_begin, m.tok_begin, input).prn) m.frequency.prn = true;
     }
-    if (!m.frequency.per_day && m.dose && m.dose->per_day) {
-      m.frequency.per_day = 1;
-      m.frequency.text = "per day";
-    }
-    m.route = sig.FindRoute(toks, m.tok_end, fwd_end);
-    if (!m.route) m.route = sig.FindRoute(toks, list_begin, m.tok_begin);
-    if (!m.route && m.dose && !m.dose->implied_route.empty()) m.route = m.dose->implied_route;
-    for (const Dose& d : m.doses)
-      if (!m.route && !d.implied_route.empty()) m.route = d.implied_route;
 
     // Actions are read within the drug's clause: "Lisinopril 20 mg daily; the cough began soon
     // after it was started. Discontinued today." is not a start.
@@ -166,19 +579,101 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       if (clause[k] != clause[m.tok_end - 1]) { act_end = k; break; }
     if (auto a = sig.FindActionBefore(toks, act_begin, m.tok_begin)) {
       m.action = a->action;
-      action_before = true;
+      where[i] = Where::kBefore;
+      action_at[i] = a->begin;
     } else if (auto b = sig.FindActionAfter(toks, m.tok_end, act_end)) {
       m.action = b->action;
-      action_before = false;
-    } else if (i > 0 && previous_action_before && out.drugs[i - 1].action &&
-               out.text.sentence_of[out.drugs[i - 1].tok_begin] == s) {
-      // "Continue sertraline, metformin and lisinopril": a list shares its leading verb.
-      m.action = out.drugs[i - 1].action;
-      action_before = true;
+      where[i] = Where::kAfter;
+      action_at[i] = b->begin;
+    } else if (previous != kNone && where[previous] == Where::kBefore && drugs[previous].action &&
+               out.text.sentence_of[drugs[previous].tok_begin] == s && !m.in_allergy_context &&
+               open_of(drugs[previous].tok_begin) == group && coordinated(drugs[previous].tok_end, m.tok_begin)) {
+      // "Continue sertraline, metformin and lisinopril": a list shares its leading verb — not
+      // into a parenthetical or an allergy context ("Start doxycycline … (amoxicillin allergy)").
+      m.action = drugs[previous].action;
+      where[i] = Where::kBefore;
+      action_at[i] = action_at[previous];
     }
-    previous_action_before = action_before;
-
+    previous = i;
     m.assertion = AssertionAnalyzer::Resolve(out.assertion_bits, m.tok_begin, m.tok_end);
+  }
+
+  // "carvedilol 12.5 mg BID and lisinopril 10 mg daily continued": coordinated drugs share a
+  // trailing action, unless a singular verb makes it the last drug's ("… and lisinopril was stopped").
+  size_t next = kNone;
+  for (size_t i = n; i-- > 0;) {
+    DrugMention& m = drugs[i];
+    if (m.gloss) continue;
+    if (next != kNone && !m.action && !m.in_allergy_context && where[next] == Where::kAfter) {
+      const DrugMention& j = drugs[next];
+      size_t at = action_at[next];
+      bool same = out.text.sentence_of[j.tok_begin] == out.text.sentence_of[m.tok_begin] && clause[at] == clause[m.tok_begin] &&
+                  open_of(m.tok_begin) == open_of(j.tok_begin) && coordinated(m.tok_end, j.tok_begin) &&
+                  !ContainsPhrase(toks, j.tok_end, at, binding.singular_verbs);
+      if (same) {
+        m.action = j.action;
+        where[i] = Where::kAfter;
+        action_at[i] = at;
+      }
+    }
+    next = i;
+  }
+
+  // A gloss "(Advil)" shares the reading of the name it glosses.
+  for (size_t i = 1; i < n; ++i) {
+    DrugMention& g = drugs[i];
+    if (!g.gloss) continue;
+    const DrugMention& head = drugs[i - 1];
+    g.doses = head.doses;
+    g.dose = head.dose;
+    g.frequency = head.frequency;
+    g.route = head.route;
+    g.action = head.action;
+    g.in_allergy_context = g.in_allergy_context || head.in_allergy_context;
+    g.assertion = AssertionAnalyzer::Resolve(out.assertion_bits, g.tok_begin, g.tok_end);
+  }
+
+  // 5. Medication-list lines: under a medication heading, or a list item that is just one drug
+  //    and its sig.
+  auto sig_only_line = [&](const Line& l, const DrugMention& m, size_t index) {
+    if (!l.marker || m.tok_begin != l.content) return false;
+    std::vector<char> covered(toks.size(), 0);
+    for (size_t j = 0; j < n; ++j) {
+      const DrugMention& d = drugs[j];
+      if (d.tok_begin < l.begin || d.tok_begin >= l.end) continue;
+      if (j != index && !(d.gloss && j == index + 1)) return false;  // another drug on the line
+      for (size_t k = d.tok_begin; k < d.tok_end; ++k) covered[k] = 1;
+    }
+    for (const Dose& d : m.doses)
+      for (size_t k = d.begin; k < d.end && k < toks.size(); ++k) covered[k] = 1;
+    for (const PhraseMatcher* pm : {&rules.frequency_matcher, &rules.route_matcher})
+      for (const PatternMatch& hit : pm->FindAll(toks, l.content, l.end))
+        for (size_t k = hit.begin; k < hit.end; ++k) covered[k] = 1;
+    for (size_t k = l.content; k < l.end; ++k)
+      for (const Words& p : binding.sig_line_phrases)
+        if (size_t len = PhraseAt(toks, k, l.end, p))
+          for (size_t q = k; q < k + len; ++q) covered[q] = 1;
+    size_t end = l.end;
+    while (end > l.content && toks[end - 1].kind == TokenKind::kPunct) --end;
+    // an indication at the end: "as needed for anxiety"
+    for (size_t k = end; k-- > l.content && end - k <= binding.max_indication_words + 1;)
+      if (toks[k].kind == TokenKind::kWord && toks[k].norm == "for" && !covered[k]) {
+        end = k;
+        break;
+      }
+    for (size_t k = l.content; k < end; ++k) {
+      if (covered[k] || toks[k].kind != TokenKind::kWord) continue;
+      if (!binding.sig_line_words.count(toks[k].norm) && !sig.IsDoseVerb(toks[k])) return false;
+    }
+    return true;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    DrugMention& m = drugs[i];
+    if (m.in_allergy_context) continue;
+    const Line& l = lines[line_of[m.tok_begin]];
+    if (l.section == Line::kAllergy || l.section == Line::kInactive) continue;
+    if (l.section == Line::kMedList && m.tok_begin >= l.section_from) m.on_med_list = true;
+    else if (sig_only_line(l, m.gloss ? drugs[i - 1] : m, m.gloss ? i - 1 : i)) m.on_med_list = true;
   }
   return out;
 }
@@ -186,5 +681,14 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
 AnalyzedText AnalyzeText(std::string_view text) {
   return AnalyzeText(text, DefaultRules(), DefaultTerminology(), DefaultAssertionAnalyzer());
 }
+
+Sig ReadWholeSig(std::string_view text, const Rules& rules, const Terminology& terminology) {
+  SigParser sig(rules);
+  TokenizedText t = Analyze(text, rules.assertion.abbreviations);
+  RepairSigWords(t, rules, sig, terminology);
+  return sig.ReadSig(t.tokens, 0, 0, 0, t.tokens.size(), text);
+}
+
+Sig ReadWholeSig(std::string_view text) { return ReadWholeSig(text, DefaultRules(), DefaultTerminology()); }
 
 }  // namespace scribe

@@ -2,7 +2,11 @@
 //
 // This is what `extract_drugs(text)` returns row by row and what grading compares with the
 // ground truth. Windows: a drug's attributes are read forward to the next drug or the end of
-// the sentence, then backward to the previous drug, list separator or sentence start.
+// the sentence, then backward to the previous drug, list separator or sentence start; a
+// mention inside parentheses reads only its parenthetical, and a drug name glossed in
+// parentheses right after another ("ibuprofen (Advil) 400 mg") shares that drug's reading.
+// Binding rules (coordination, parentheticals, allergy context, medication lists) are vocabulary
+// in corpus/rules/binding.yaml; docs/methodology.md §1 states them.
 #pragma once
 
 #include <optional>
@@ -24,16 +28,28 @@ struct DrugMention {
   // Terminology match; phantom mentions have none.
   std::optional<TermMatch> match;
   bool phantom = false;       // drug-shaped unknown word followed by a dose
-  std::string drug;           // ingredient names ("sertraline"), empty for phantoms
-  std::string rxcui;          // ingredient RxCUIs joined by " / ", empty for phantoms
-  std::string key;            // ingredient key for comparisons ("36437", "161+5489", "phantom:zyntrafex")
+  std::string drug;           // comparison names ("sertraline", "lithium", "penicillins"), empty for phantoms
+  std::string rxcui;          // ingredient RxCUIs as matched, joined by " / ", empty for phantoms and classes
+  std::string key;            // comparison key ("36437", "161+5489", "class:penicillins", "phantom:zyntrafex")
   std::string matched_name;   // the terminology name that matched ("Zoloft")
+  std::string drug_class;     // allergen class id when the mention names a class ("penicillins"), else empty
+  std::string salt;           // salt or ester the name states ("tartrate", "succinate", "carbonate"), else empty
   std::vector<Dose> doses;    // every dose in the window, primary first
   std::optional<Dose> dose;
   Frequency frequency;
   std::optional<std::string> route;
   std::optional<std::string> action;
   Assertion assertion = Assertion::kAffirmed;
+  // An allergy cue binds to the mention: its clause outside parentheses with only list words
+  // between ("allergic to penicillin and sulfa", "PCN-class allergy"), its own or a following
+  // parenthetical ("(amoxicillin allergy)", "penicillin (allergy: hives)"), or an allergy heading.
+  bool in_allergy_context = false;
+  // The mention sits on a medication-list line: under a "Medications:"-style heading, or a list
+  // item that is just this drug and its sig ("- clonazepam 0.5 mg twice daily as needed").
+  // The grader may read such a mention with no action of its own as recorded as active.
+  bool on_med_list = false;
+  bool in_parenthetical = false;  // inside parentheses (a gloss "(Advil)" included)
+  bool gloss = false;             // a name in parentheses right after another drug's name; shares its reading
 };
 
 // Everything the grader needs from one text, computed once.
@@ -48,5 +64,11 @@ AnalyzedText AnalyzeText(std::string_view text, const Rules& rules, const Termin
 
 // With the compiled-in rules and terminology.
 AnalyzedText AnalyzeText(std::string_view text);
+
+// A whole text read as the sig of one unnamed drug ("Take 2 tablets by mouth every 6 hours as
+// needed"): the same spelling tolerance and sig reading as a drug's window. For ground-truth sig
+// strings and the sig test sets (scripts/eval_sigs.py).
+Sig ReadWholeSig(std::string_view text, const Rules& rules, const Terminology& terminology);
+Sig ReadWholeSig(std::string_view text);
 
 }  // namespace scribe

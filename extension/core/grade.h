@@ -1,13 +1,12 @@
-// grade.h — scoring a scribe note against a trial (docs/methodology.md).
+// grade.h — grading an output against a trial of any kind (kinds/kind.h, docs/methodology.md).
 //
-//   PreparedTrial prepared(trial);            // once per trial: encounter analysed, phrases compiled
+//   PreparedTrial prepared(trial, DefaultRules(), DefaultTerminology(), DefaultAssertionAnalyzer());
 //   OfflineValidator validator(DefaultTerminology());
 //   nlohmann::json result = Grade(prepared, note, corpus_hash, validator);
 //   result["score_total"]                     // 0..1, 4 decimals
 //
-// The result is the published report: category scores, per-medication credit with what was
-// expected and found, flags, allergies, traps, deferred diagnoses, unsupported drugs, critical
-// errors, versions, and the ground truth (unless the trial is sealed).
+// The result is the published report: the envelope every kind shares (trial, kind, score_total,
+// unsafe, critical_errors, versions, ground truth unless sealed) around the kind's own fields.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -15,11 +14,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_set>
-#include <vector>
 
 #include "assertion.h"
-#include "extract.h"
+#include "kind.h"
+#include "phrases.h"
 #include "rules.h"
 #include "terminology.h"
 #include "trial.h"
@@ -27,20 +25,7 @@
 
 namespace scribe {
 
-// A phrase and its equivalents (clinical synonyms), compiled for matching in any text.
-class PhraseSet {
- public:
-  PhraseSet() : matcher_(true) {}
-  PhraseSet(const std::vector<std::string>& phrases, const Rules& rules);
-  struct Hit { size_t begin, end; };
-  std::vector<Hit> Find(const TokenizedText& text) const;
-  bool empty() const { return matcher_.empty(); }
-
- private:
-  PhraseMatcher matcher_;
-};
-
-// A trial ready to grade many notes: owns the trial and its analysed encounter.
+// A trial ready to grade many outputs: owns the trial and its kind's prepared form.
 class PreparedTrial {
  public:
   PreparedTrial(Trial trial, const Rules& rules, const Terminology& terminology, const AssertionAnalyzer& assertion);
@@ -48,27 +33,27 @@ class PreparedTrial {
   PreparedTrial& operator=(const PreparedTrial&) = delete;
 
   const Trial& trial() const { return trial_; }
-  const Rules& rules() const { return rules_; }
-  const Terminology& terminology() const { return terminology_; }
-  const AssertionAnalyzer& assertion() const { return assertion_; }
+  const Kind& kind() const { return kind_; }
+  const PreparedBody& body() const { return *body_; }
+  const Rules& rules() const { return env_.rules; }
 
+ private:
   const Trial trial_;
-  const Rules& rules_;
-  const Terminology& terminology_;
-  const AssertionAnalyzer& assertion_;
-  AnalyzedText encounter;
-  std::unordered_set<std::string> encounter_drug_keys;  // every drug the encounter names
-  std::unordered_set<std::string> encounter_words;      // lower-case words of the encounter
-  std::vector<PhraseSet> flag_phrases, trap_phrases, deferred_phrases, allergy_phrases, critical_phrases;
-  std::vector<std::vector<std::string>> flag_words;     // flag name words, for qualifier checks
-  std::vector<std::string> allergy_keys;                // ingredient key of each allergy substance ("" if none)
-  std::vector<bool> allergy_is_drug;
-  PhraseSet allergy_cues, no_allergies, no_drug_allergies;
-  std::unordered_set<std::string> qualifiers;
+  const Kind& kind_;
+  const Environment env_;
+  std::shared_ptr<const PreparedBody> body_;
 };
 
-// Grades a note. Never throws for any note text (NULL/empty grade as an empty note).
-nlohmann::json Grade(const PreparedTrial& trial, std::string_view note, const std::string& corpus_hash,
+// Grades an output. Never throws for any output text (an empty text grades as an empty output).
+// The result is complete, sealed trials included: it is for whoever holds the trial files (the
+// operator); what the public may see of it is PublicResult().
+nlohmann::json Grade(const PreparedTrial& trial, std::string_view output, const std::string& corpus_hash,
                      DrugValidator& validator);
+
+// What a result shows in public. Open trials: all of it. Sealed trials: the total, the Unsafe
+// label and the number of critical errors (each withheld), the versions, and the submission's
+// own facts (id, vendor, created_at) — nothing per category, item, count or evidence, because
+// those rebuild the answer key over a few dozen probes.
+nlohmann::json PublicResult(const nlohmann::json& result);
 
 }  // namespace scribe

@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -78,7 +79,7 @@ HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)), hand
 
 HttpClient::~HttpClient() = default;
 
-HttpResult HttpClient::Get(const std::string& url) {
+HttpResult HttpClient::Get(const std::string& url, int64_t timeout_ms) {
   HttpResult r;
   CURL* c = handle_->curl.get();
   if (!c) {
@@ -88,8 +89,13 @@ HttpResult HttpClient::Get(const std::string& url) {
   }
   Sink sink{&r.body, options_.max_body_bytes};
   handle_->error[0] = '\0';
+  const int64_t total_ms =
+      timeout_ms > 0 ? std::min(timeout_ms, options_.total_timeout_ms) : options_.total_timeout_ms;
+  const int64_t connect_ms = std::min(options_.connect_timeout_ms, total_ms);
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connect_ms));
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(total_ms));
   auto start = std::chrono::steady_clock::now();
   CURLcode rc = curl_easy_perform(c);
   r.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -107,10 +113,10 @@ HttpResult HttpClient::Get(const std::string& url) {
       curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connect_us);
       if (connect_us == 0) {
         r.failure = HttpFailure::kConnectTimeout;
-        r.error = "connect timeout after " + FormatSeconds(options_.connect_timeout_ms);
+        r.error = "connect timeout after " + FormatSeconds(connect_ms);
       } else {
         r.failure = HttpFailure::kTimeout;
-        r.error = "timeout after " + FormatSeconds(options_.total_timeout_ms);
+        r.error = "timeout after " + FormatSeconds(total_ms);
       }
       break;
     }

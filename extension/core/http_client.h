@@ -56,8 +56,10 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // GETs a URL (http or https only). Never throws for network problems.
-  HttpResult Get(const std::string& url);
+  // GETs a URL (http or https only). Never throws for network problems. A `timeout_ms`
+  // between 1 and options().total_timeout_ms shortens this request's whole-request (and
+  // connect) timeout; 0 keeps the options'.
+  HttpResult Get(const std::string& url, int64_t timeout_ms = 0);
 
   const HttpOptions& options() const { return options_; }
 

@@ -68,7 +68,7 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
       w.exact_case = true;
       w.text = std::string(t.raw);
     } else {
-      w.text = fold_ && t.kind == TokenKind::kWord ? FoldPlural(t.norm) : t.norm;
+      w.text = fold_ && t.kind == TokenKind::kWord ? FoldWord(t.norm) : t.norm;
     }
     p.words.push_back(std::move(w));
   }
@@ -263,17 +263,23 @@ Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, st
   YAML::Node y = YAML::Load(std::string(assertion_yaml));
   AssertionTriggers& t = r.assertion;
   auto pre_post = [&](const char* key, std::vector<std::string>& pre, std::vector<std::string>& post,
-                      std::vector<std::string>* pseudo) {
+                      std::vector<std::string>& pseudo) {
     YAML::Node n = y[key];
     if (!n || !n.IsMap()) throw std::runtime_error(std::string("assertion.yaml: missing mapping '") + key + "'");
     pre = StringList(n, "pre");
     post = StringList(n, "post");
-    if (pseudo) *pseudo = StringList(n, "pseudo");
+    pseudo = StringList(n, "pseudo");
   };
-  pre_post("negated", t.negated_pre, t.negated_post, &t.negated_pseudo);
-  pre_post("historical", t.historical_pre, t.historical_post, nullptr);
-  pre_post("hypothetical", t.hypothetical_pre, t.hypothetical_post, nullptr);
-  pre_post("family", t.family_pre, t.family_post, nullptr);
+  pre_post("negated", t.negated_pre, t.negated_post, t.negated_pseudo);
+  pre_post("historical", t.historical_pre, t.historical_post, t.historical_pseudo);
+  pre_post("hypothetical", t.hypothetical_pre, t.hypothetical_post, t.hypothetical_pseudo);
+  pre_post("family", t.family_pre, t.family_post, t.family_pseudo);
+  t.negated_self = StringList(y["negated"], "self");
+  t.negated_pseudo_list = StringList(y["negated"], "pseudo_list");
+  t.negated_prefix = StringList(y["negated"], "prefix");
+  t.historical_prefix = StringList(y["historical"], "prefix");
+  t.historical_terminators = StringList(y["historical"], "terminators");
+  t.family_through = StringList(y["family"], "through");
   t.terminators = StringList(y, "terminators");
   t.experiencer_terminators = StringList(y, "experiencer_terminators");
   t.qualifiers = StringList(y, "qualifiers");

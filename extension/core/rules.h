@@ -26,8 +26,9 @@ struct PatternMatch {
 };
 
 // Token-sequence patterns matched longest-first at a position. Pattern words compare with token
-// norms (optionally plural-folded); a word written in capitals of at most 4 letters ("SI")
-// matches case-sensitively; '#' is a number slot; hyphens in the text between words are skipped.
+// norms (optionally folded: FoldWord, British spellings and plurals); a word written in capitals
+// of at most 4 letters ("SI") matches case-sensitively; '#' is a number slot; hyphens in the text
+// between words are skipped.
 class PhraseMatcher {
  public:
   explicit PhraseMatcher(bool fold_plurals = false) : fold_(fold_plurals) {}
@@ -76,10 +77,15 @@ struct ActionRule {
 
 struct AssertionTriggers {
   std::vector<std::string> negated_pre, negated_post, negated_pseudo;
-  std::vector<std::string> historical_pre, historical_post;
-  std::vector<std::string> hypothetical_pre, hypothetical_post;
-  std::vector<std::string> family_pre, family_post;
+  std::vector<std::string> negated_self;         // a word that is itself a denial ("NKDA")
+  std::vector<std::string> negated_pseudo_list;  // pseudo-triggers whose negation reaches the rest of a comma list
+  std::vector<std::string> negated_prefix, historical_prefix;  // scope: the one word joined to them ("non-tender")
+  std::vector<std::string> historical_pre, historical_post, historical_pseudo;
+  std::vector<std::string> hypothetical_pre, hypothetical_post, hypothetical_pseudo;
+  std::vector<std::string> family_pre, family_post, family_pseudo;
   std::vector<std::string> terminators, experiencer_terminators, qualifiers, abbreviations;
+  std::vector<std::string> family_through;          // terminators a family scope runs through ("who")
+  std::vector<std::string> historical_terminators;  // the text turns to the present ("currently")
   std::vector<std::string> allergy_cues, no_allergies, no_drug_allergies;
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,7 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
+#include <cstring>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -99,43 +100,107 @@ RateLimiter::RateLimiter(double per_second, double burst, Micros now, Sleep slee
   last_ = now_();
 }
 
-int64_t RateLimiter::Take(double& tokens, int64_t& last, int64_t t) const {
-  tokens = std::min(burst_, tokens + static_cast<double>(std::max<int64_t>(0, t - last)) * rate_ / 1e6);
-  last = std::max(last, t);
-  tokens -= 1;  // reserve, even when it must be waited for
-  return tokens >= 0 ? 0 : static_cast<int64_t>(std::ceil(-tokens / rate_ * 1e6));
+std::optional<int64_t> RateLimiter::Take(double& tokens, int64_t& last, int64_t t, int64_t max_wait) const {
+  double have = tokens;
+  int64_t at = last;
+  if (t > at) {  // refill up to now
+    have = std::min(burst_, have + static_cast<double>(t - at) * rate_ / 1e6);
+    at = t;
+  }
+  int64_t slot = at;  // when this request may start
+  if (have >= 1) {
+    have -= 1;
+  } else {
+    slot = at + static_cast<int64_t>(std::ceil((1 - have) / rate_ * 1e6));
+    have = 0;
+    at = slot;  // the bucket is empty at the reserved slot
+  }
+  int64_t wait = std::max<int64_t>(0, slot - t);
+  if (wait > max_wait) return std::nullopt;
+  tokens = have;
+  last = at;
+  return wait;
 }
 
-int64_t RateLimiter::Acquire() {
+namespace {
+
+// The shared bucket as stored in its file.
+struct SharedBucket {
+  char magic[8];
+  double tokens;
+  int64_t last_us;
+};
+constexpr char kBucketMagic[8] = {'s', 'c', 'r', 'b', 'r', 'a', 't', '1'};
+
+// Opens the state file for reading and writing without following a symbolic link, and only
+// when it is a regular file of ours with one name. Returns the fd, or -1 with `problem` set.
+int OpenStateFile(const std::string& path, std::string& problem) {
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0600);
+  if (fd < 0) {
+    problem = path + (errno == ELOOP ? " is a symbolic link" : ": " + std::string(std::strerror(errno)));
+    return -1;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    problem = path + ": " + std::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    problem = path + " is not a regular file";
+  } else if (st.st_uid != geteuid()) {
+    problem = path + " belongs to another user";
+  } else if (st.st_nlink != 1) {
+    problem = path + " has " + std::to_string(st.st_nlink) + " links";
+  } else {
+    return fd;
+  }
+  close(fd);
+  return -1;
+}
+
+}  // namespace
+
+std::optional<int64_t> RateLimiter::TryAcquire(int64_t max_wait_us) {
   if (rate_ <= 0) return 0;
-  int64_t wait = 0;
+  max_wait_us = std::clamp<int64_t>(max_wait_us, 0, kMaxAheadMicros);
+  std::optional<int64_t> wait;
   {
     std::lock_guard<std::mutex> lock(mu_);
     bool shared = false;
+    problem_.clear();
     if (!file_.empty()) {
-      int fd = open(file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-      if (fd >= 0) {
+      if (int fd = OpenStateFile(file_, problem_); fd >= 0) {
         if (flock(fd, LOCK_EX) == 0) {
-          struct {
-            double tokens;
-            int64_t last;
-          } state;
           int64_t t = now_();
-          if (pread(fd, &state, sizeof state, 0) != static_cast<ssize_t>(sizeof state) || !(state.tokens <= burst_) ||
-              state.last > t + 60'000'000) {
-            state = {burst_, t};  // new, damaged, or from before a reboot
+          SharedBucket state{};
+          bool usable = pread(fd, &state, sizeof state, 0) == static_cast<ssize_t>(sizeof state) &&
+                        std::memcmp(state.magic, kBucketMagic, sizeof kBucketMagic) == 0 &&
+                        std::isfinite(state.tokens) && state.tokens >= 0 && state.tokens <= burst_ &&
+                        state.last_us >= 0 && state.last_us <= t + kMaxAheadMicros;
+          if (!usable) {  // new, damaged, foreign, or from before a reboot: start full
+            std::memcpy(state.magic, kBucketMagic, sizeof kBucketMagic);
+            state.tokens = burst_;
+            state.last_us = t;
           }
-          wait = Take(state.tokens, state.last, t);
-          shared = pwrite(fd, &state, sizeof state, 0) == static_cast<ssize_t>(sizeof state);
+          wait = Take(state.tokens, state.last_us, t, max_wait_us);
+          shared = !wait || pwrite(fd, &state, sizeof state, 0) == static_cast<ssize_t>(sizeof state);
+          if (!shared) problem_ = file_ + ": " + std::strerror(errno);
           flock(fd, LOCK_UN);
+        } else {
+          problem_ = file_ + ": flock: " + std::strerror(errno);
         }
         close(fd);
       }
     }
-    if (!shared) wait = Take(tokens_, last_, now_());
+    if (!shared) wait = Take(tokens_, last_, now_(), max_wait_us);
   }
-  if (wait > 0) sleep_(wait);
+  if (wait && *wait > 0) sleep_(*wait);
   return wait;
+}
+
+int64_t RateLimiter::Acquire() { return TryAcquire(kMaxAheadMicros).value_or(0); }
+
+std::string RateLimiter::shared_problem() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return problem_;
 }
 
 namespace {
@@ -238,14 +303,10 @@ LiveConfig LiveConfigFromEnv() {
   c.breaker.timeout_threshold = static_cast<int>(EnvInt("SCRIBE_BREAKER_TIMEOUTS", c.breaker.timeout_threshold, 1, 1000));
   c.breaker.cooldown_ms = EnvInt("SCRIBE_BREAKER_COOLDOWN_S", c.breaker.cooldown_ms / 1000, 0, 86'400) * 1000;
   c.rxnav_rate = EnvRate("SCRIBE_RXNAV_RATE", c.rxnav_rate, 20);
-  if (const char* v = Env("SCRIBE_RATE_DIR")) {
-    c.rate_state_dir = std::string(v) == "off" ? "" : v;
-  } else {
-    std::error_code ec;
-    std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
-    c.rate_state_dir = ec ? "" : tmp.string();
-  }
+  if (const char* v = Env("SCRIBE_RATE_DIR")) c.rate_state_dir = std::string(v) == "off" ? "" : v;
   c.openfda_rate = EnvRate("SCRIBE_OPENFDA_RATE", c.openfda_rate, 1000);
+  c.note_budget_ms = EnvInt("SCRIBE_LIVE_BUDGET_MS", c.note_budget_ms, 1, 30'000);
+  c.note_budget_requests = static_cast<int>(EnvInt("SCRIBE_LIVE_BUDGET_REQUESTS", c.note_budget_requests, 0, 1000));
   return c;
 }
 
@@ -483,13 +544,15 @@ LiveValidator::LiveValidator(const Terminology& terminology, std::unique_ptr<Dru
       cache_(cache ? std::move(cache) : std::make_unique<MemoryDrugCache>()),
       config_(std::move(config)),
       clock_(clock ? std::move(clock) : Clock(SystemClockMillis)),
-      memo_(std::make_unique<Memo>()) {
+      memo_(std::make_unique<Memo>()),
+      note_started_us_(SteadyMicros()) {
   auto make = [&](const std::string& name, const std::string& base, double rate, double burst, int* counter) {
     auto up = std::make_unique<Upstream>();
     up->name = name;
     up->base = base;
-    up->guard = config_.shared_guards ? SharedUpstreamGuard(base, config_.breaker, rate, burst, config_.rate_state_dir)
-                                      : std::make_shared<UpstreamGuard>(config_.breaker, rate, burst);
+    up->guard = config_.shared_guards
+                    ? SharedUpstreamGuard(base, config_.breaker, rate, burst, config_.rate_state_dir.value_or(""))
+                    : std::make_shared<UpstreamGuard>(config_.breaker, rate, burst);
     up->http = std::make_unique<HttpClient>(config_.http);
     up->requests = counter;
     return up;
@@ -500,6 +563,21 @@ LiveValidator::LiveValidator(const Terminology& terminology, std::unique_ptr<Dru
 }
 
 LiveValidator::~LiveValidator() = default;
+
+void LiveValidator::BeginNote() {
+  std::lock_guard<std::mutex> lock(mu_);
+  note_started_us_ = SteadyMicros();
+  note_requests_ = 0;
+}
+
+std::string LiveValidator::BudgetSpent(int64_t& remaining_ms) const {
+  remaining_ms = config_.note_budget_ms - (SteadyMicros() - note_started_us_) / 1000;
+  if (note_requests_ >= config_.note_budget_requests)
+    return "live-validation budget spent (" + std::to_string(config_.note_budget_requests) +
+           (config_.note_budget_requests == 1 ? " upstream request" : " upstream requests") + " per note)";
+  if (remaining_ms <= 0) return "live-validation budget spent (" + FormatSeconds(config_.note_budget_ms) + " per note)";
+  return {};
+}
 
 LiveStats LiveValidator::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -550,12 +628,34 @@ LiveValidator::Answer LiveValidator::Fetch(Upstream& up, Endpoint endpoint, cons
     a.failure = up.name + " " + up.guard->breaker.Describe();
     return a;
   }
-  up.guard->limiter.Acquire();
+  // The note's budget: no request once it is spent, no wait for the limiter past it, and no
+  // request allowed to run past it.
+  int64_t remaining_ms = 0;
+  std::string spent = BudgetSpent(remaining_ms);
+  std::optional<int64_t> waited;
+  if (spent.empty() && !(waited = up.guard->limiter.TryAcquire(remaining_ms * 1000)))
+    spent = "live-validation budget spent (" + FormatSeconds(config_.note_budget_ms) +
+            " per note; the rate limit's wait would pass it)";
+  if (!spent.empty()) {
+    ++stats_.over_budget;
+    a.failure = up.name + " not asked: " + spent;
+    return a;
+  }
+  remaining_ms -= *waited / 1000;
+  const int64_t timeout_ms = std::max<int64_t>(1, std::min(remaining_ms, config_.http.total_timeout_ms));
+  const bool cut = timeout_ms < config_.http.total_timeout_ms;
   ++*up.requests;
-  HttpResult r = up.http->Get(url);
+  ++note_requests_;
+  HttpResult r = up.http->Get(url, timeout_ms);
   now = clock_();
   a.fetched_at = now;
   if (!r.transport_ok) {
+    if (cut && r.timed_out()) {
+      // Cut short by the note's budget, not the upstream's fault: the breaker does not count it.
+      a.failure = up.name + " unreachable (no answer before the live-validation budget of " +
+                  FormatSeconds(config_.note_budget_ms) + " per note ran out)";
+      return a;
+    }
     up.guard->breaker.RecordFailure(now, r.timed_out(), r.error);
     a.failure = up.name + (r.failure == HttpFailure::kTooLarge ? " " + r.error : " unreachable (" + r.error + ")");
     return a;

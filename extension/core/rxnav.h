@@ -73,29 +73,43 @@ class CircuitBreaker {
 
 // Token bucket: `per_second` tokens a second, at most `burst` saved. With burst 1 request
 // starts are spaced 1/per_second apart, so no one-second window holds more than per_second.
-// Thread-safe; callers reserve a slot under the lock and sleep outside it. With a
-// `shared_state_file` the bucket lives in that file under flock(2), so every process of the
-// machine using the same file (the FastCGI workers) shares one budget; if the file cannot be
-// opened the bucket stays in-process. `now` must be a clock all sharers agree on (the default,
-// CLOCK_MONOTONIC, is).
+// A request that must wait reserves its slot by moving the bucket's time forward (tokens stay
+// in [0, burst]); callers reserve under the lock and sleep outside it. Thread-safe.
+//
+// With a `shared_state_file` the bucket lives in that file under flock(2), so every process
+// using the same file (the FastCGI workers of one database) shares one budget. The file is
+// opened with O_NOFOLLOW and used only when it is a regular file owned by this user with one
+// link; its contents are used only when they are this format, finite, tokens within
+// [0, burst] and the time no further ahead than kMaxAheadMicros (else the bucket restarts
+// full). When the file cannot be used the bucket stays in-process and shared_problem() says
+// why. `now` must be a clock all sharers agree on (the default, CLOCK_MONOTONIC, is).
 class RateLimiter {
  public:
   using Micros = std::function<int64_t()>;
   using Sleep = std::function<void(int64_t micros)>;
+  // The furthest a reservation may lie ahead: a state file saying more is damaged.
+  static constexpr int64_t kMaxAheadMicros = 120'000'000;
   RateLimiter(double per_second, double burst, Micros now = {}, Sleep sleep = {}, std::string shared_state_file = {});
-  // Waits until a request may start; returns the microseconds waited.
+  // Waits until a request may start; returns the microseconds waited (at most kMaxAheadMicros).
   int64_t Acquire();
+  // Like Acquire, unless the wait would exceed `max_wait_us`: then reserves nothing, does not
+  // wait, and returns nothing.
+  std::optional<int64_t> TryAcquire(int64_t max_wait_us);
+  // Why the shared state file was not used on the last call ("... is a symbolic link"), or "".
+  std::string shared_problem() const;
 
  private:
-  // Takes a token from (tokens, last) at time t; returns the wait.
-  int64_t Take(double& tokens, int64_t& last, int64_t t) const;
+  // The wait for a token from (tokens, last) at time t, or nothing when over max_wait; on
+  // success (tokens, last) are updated.
+  std::optional<int64_t> Take(double& tokens, int64_t& last, int64_t t, int64_t max_wait) const;
 
   double rate_, burst_, tokens_;
   int64_t last_;
   Micros now_;
   Sleep sleep_;
   std::string file_;
-  std::mutex mu_;
+  std::string problem_;
+  mutable std::mutex mu_;
 };
 
 // The breaker and limiter of one upstream. Shared across every connection of the process
@@ -130,8 +144,16 @@ struct LiveConfig {
   int max_candidates = 4;            // RxCUIs whose properties are checked, best first
   int approximate_max_entries = 10;  // maxEntries sent to approximateTerm
   int openfda_limit = 20;            // limit sent to drug/ndc.json
+  // The live-validation budget of one note (BeginNote): wall time and upstream requests
+  // (RxNav and openFDA together) after which the remaining lookups answer from the cache or
+  // offline, with a reason naming the budget. SCRIBE_LIVE_BUDGET_MS (at most 30000),
+  // SCRIBE_LIVE_BUDGET_REQUESTS (0 = cache and offline only).
+  int64_t note_budget_ms = 5000;
+  int note_budget_requests = 40;
   bool shared_guards = true;         // false: this validator gets its own breakers and limiters (tests)
-  std::string rate_state_dir;        // SCRIBE_RATE_DIR (default: the temp directory; "off" = per process)
+  // SCRIBE_RATE_DIR: where the limiters' state files live. Unset (nullopt): the database's
+  // directory, filled in by the SQL shell (MakeDrugValidator); "" ("off"): per process.
+  std::optional<std::string> rate_state_dir;
 };
 
 // The configuration the environment asks for (documented in docs/live-validation.md).
@@ -157,6 +179,7 @@ enum class UpstreamEndpoint : uint8_t { kApproximateTerm, kProperties, kRelatedI
 
 struct LiveStats {
   int rxnav_requests = 0, openfda_requests = 0, cache_hits = 0;
+  int over_budget = 0;  // lookups answered without asking an upstream because the note's budget was spent
 };
 
 class LiveValidator : public DrugValidator {
@@ -169,6 +192,9 @@ class LiveValidator : public DrugValidator {
   // {"offline", "offline_release", "rxnav": RxNorm version or null, "openfda": meta.last_updated or null}.
   // Never touches the network: the RxNorm version is fetched alongside live answers and cached.
   nlohmann::json Versions() override;
+  // Starts the note's budget (config().note_budget_ms / note_budget_requests) again. Until the
+  // first call the budget runs from construction.
+  void BeginNote() override;
 
   LiveStats stats() const;
   const LiveConfig& config() const { return config_; }
@@ -180,7 +206,10 @@ class LiveValidator : public DrugValidator {
   struct Memo;
   using Endpoint = UpstreamEndpoint;
 
-  // One request through cache, breaker and limiter; stores what came back.
+  // Why the current note may not ask an upstream any more ("live-validation budget spent
+  // (40 upstream requests per note)"), or "" while it may; `remaining_ms` gets the time left.
+  std::string BudgetSpent(int64_t& remaining_ms) const;
+  // One request through cache, breaker, budget and limiter; stores what came back.
   Answer Fetch(Upstream& up, Endpoint endpoint, const std::string& key, const std::string& term, const std::string& url);
   // A cached row as an answer; nothing when the row cannot be read (then it is refetched).
   std::optional<Answer> FromRow(const Upstream& up, Endpoint endpoint, const CacheRow& row) const;
@@ -196,6 +225,8 @@ class LiveValidator : public DrugValidator {
   std::unique_ptr<Upstream> rxnav_, openfda_;
   std::unique_ptr<Memo> memo_;
   std::string openfda_last_updated_;
+  int64_t note_started_us_ = 0;  // steady clock: when the current note's budget began
+  int note_requests_ = 0;        // upstream requests made for the current note
   LiveStats stats_;
   mutable std::mutex mu_;
 };

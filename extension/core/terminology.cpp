@@ -1,6 +1,8 @@
 // terminology.cpp — offline RxNorm lookup (see terminology.h).
 #include "terminology.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
@@ -46,7 +48,28 @@ int TtyRank(const std::string& tty) {
   if (tty == "PIN") return 1;
   if (tty == "MIN") return 2;
   if (tty == "BN") return 3;
+  if (tty == "CLASS") return 5;
   return 4;
+}
+
+bool NumericLess(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return a.size() < b.size();
+  return a < b;
+}
+
+// Words of `name` that are not words of `base` ("metoprolol tartrate" - "metoprolol" = "tartrate"),
+// or all of `name` when it does not contain `base` ("divalproex sodium" for valproate).
+std::string ExtraWords(const std::string& name, const std::string& base) {
+  std::vector<std::string> base_words = PhraseWords(base), words = PhraseWords(name);
+  for (const std::string& w : base_words)
+    if (std::find(words.begin(), words.end(), w) == words.end()) return NormalizePhrase(name);
+  std::string out;
+  for (const std::string& w : words) {
+    if (std::find(base_words.begin(), base_words.end(), w) != base_words.end()) continue;
+    if (!out.empty()) out += ' ';
+    out += w;
+  }
+  return out;
 }
 
 void ReadLines(std::string_view data, const std::function<void(int, std::string_view)>& fn) {
@@ -199,7 +222,7 @@ void Terminology::BuildApproximateIndex() {
     if (name.find(' ') != std::string::npos || name.size() < kMinApproximateLength || !AllLetters(name)) continue;
     if (ambiguous_.count(name)) continue;
     const Concept& c = concepts_[ids.front()];
-    if (c.tty != "IN" && c.tty != "BN" && c.tty != "SY") continue;
+    if (c.tty != "IN" && c.tty != "BN" && c.tty != "SY" && c.tty != "CLASS") continue;
     variants.clear();
     DeleteVariants(name, ApproximateMaxDistance(name.size()), variants);
     std::sort(variants.begin(), variants.end());
@@ -327,20 +350,156 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
   return std::nullopt;
 }
 
+std::string Terminology::ExactIngredient(std::string_view name) const {
+  auto it = by_name_.find(NormalizePhrase(name));
+  if (it == by_name_.end()) return {};
+  for (uint32_t id : it->second)
+    if (concepts_[id].ingredients.size() == 1) return concepts_[id].ingredients.front();
+  return {};
+}
+
+void Terminology::LoadEquivalents(std::string_view equivalents_tsv) {
+  ReadLines(equivalents_tsv, [&](int line_no, std::string_view line) {
+    if (Trim(line).empty() || Trim(line).front() == '#') return;
+    auto f = Split(line, '\t');
+    auto fail = [&](const std::string& what) {
+      throw std::runtime_error("equivalents.tsv:" + std::to_string(line_no) + ": " + what);
+    };
+    if (f.size() < 2) fail("expected canonical name, equivalent name");
+    std::string canonical = ExactIngredient(Trim(f[0])), member = ExactIngredient(Trim(f[1]));
+    if (canonical.empty()) fail("'" + std::string(Trim(f[0])) + "' is not an ingredient of the terminology");
+    if (member.empty()) fail("'" + std::string(Trim(f[1])) + "' is not an ingredient of the terminology");
+    canonical = CanonicalIngredient(canonical);
+    if (CanonicalIngredient(member) != member && CanonicalIngredient(member) != canonical)
+      fail("'" + std::string(Trim(f[1])) + "' is already equivalent to another ingredient");
+    if (member != canonical) canonical_[member] = canonical;
+    if (f.size() > 2 && Trim(f[2]) == "salt") salt_equivalents_.insert(member);
+    display_[canonical] = std::string(Trim(f[0]));
+  });
+}
+
+void Terminology::LoadAllergenClasses(std::string_view classes_yaml, std::string_view members_tsv) {
+  YAML::Node root = YAML::Load(std::string(classes_yaml));
+  YAML::Node classes = root["classes"];
+  if (!classes || !classes.IsMap()) throw std::runtime_error("allergen_classes.yaml: missing mapping 'classes'");
+  for (const auto& entry : classes) {
+    AllergenClass c;
+    c.id = entry.first.as<std::string>();
+    const YAML::Node& body = entry.second;
+    c.display = body["display"] ? body["display"].as<std::string>() : c.id;
+    if (body["names"])
+      for (const auto& n : body["names"]) c.names.push_back(n.as<std::string>());
+    if (body["prescribed_as"]) {
+      std::string rxcui = ExactIngredient(body["prescribed_as"].as<std::string>());
+      if (rxcui.empty())
+        throw std::runtime_error("allergen_classes.yaml: " + c.id + ": prescribed_as '" +
+                                 body["prescribed_as"].as<std::string>() + "' is not an ingredient");
+      c.prescribed_as = CanonicalIngredient(rxcui);
+    }
+    classes_.push_back(std::move(c));
+  }
+  std::sort(classes_.begin(), classes_.end(), [](const AllergenClass& a, const AllergenClass& b) { return a.id < b.id; });
+  for (size_t i = 0; i < classes_.size(); ++i) class_by_name_[classes_[i].id] = i;
+  ReadLines(members_tsv, [&](int line_no, std::string_view line) {
+    if (Trim(line).empty() || Trim(line).front() == '#' || line.substr(0, 6) == "class\t") return;
+    auto f = Split(line, '\t');
+    if (f.size() < 2) throw std::runtime_error("allergen_class_members.tsv:" + std::to_string(line_no) + ": expected class, rxcui");
+    auto it = class_by_name_.find(std::string(f[0]));
+    if (it == class_by_name_.end())
+      throw std::runtime_error("allergen_class_members.tsv:" + std::to_string(line_no) + ": unknown class '" + std::string(f[0]) + "'");
+    if (!ingredients_.count(std::string(f[1])))
+      throw std::runtime_error("allergen_class_members.tsv:" + std::to_string(line_no) + ": unknown ingredient " + std::string(f[1]));
+    classes_[it->second].members.push_back(CanonicalIngredient(std::string(f[1])));
+  });
+  for (size_t i = 0; i < classes_.size(); ++i) {
+    AllergenClass& c = classes_[i];
+    if (c.members.empty())
+      throw std::runtime_error("allergen_class_members.tsv: class '" + c.id +
+                               "' has no members (run scripts/derive_allergen_classes.py)");
+    std::sort(c.members.begin(), c.members.end(), NumericLess);
+    c.members.erase(std::unique(c.members.begin(), c.members.end()), c.members.end());
+    for (const std::string& name : c.names) {
+      std::string norm = NormalizePhrase(name);
+      if (auto it = by_name_.find(norm); it != by_name_.end() && concepts_[it->second.front()].tty != "CLASS")
+        throw std::runtime_error("allergen_classes.yaml: " + c.id + ": '" + name + "' is already a drug name");
+      class_by_name_[norm] = i;
+      Concept k{"", "CLASS", name, "allergen-classes", {}, norm, c.id};
+      concepts_.push_back(std::move(k));
+      Index(static_cast<uint32_t>(concepts_.size() - 1), norm);
+    }
+  }
+}
+
+const std::string& Terminology::CanonicalIngredient(const std::string& rxcui) const {
+  auto it = canonical_.find(rxcui);
+  return it == canonical_.end() ? rxcui : it->second;
+}
+
 std::string Terminology::IngredientKey(uint32_t id) const {
+  const Concept& c = concepts_[id];
+  if (c.tty == "CLASS") return "class:" + c.drug_class;
+  std::vector<std::string> ids;
+  for (const std::string& r : c.ingredients) ids.push_back(CanonicalIngredient(r));
+  std::sort(ids.begin(), ids.end(), NumericLess);
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::string key;
-  for (const std::string& r : concepts_[id].ingredients) {
+  for (const std::string& r : ids) {
     if (!key.empty()) key += '+';
     key += r;
   }
   return key;
 }
 
+std::string Terminology::SaltOf(uint32_t id) const {
+  const Concept& c = concepts_[id];
+  if ((c.tty != "PIN" && c.tty != "IN") || c.ingredients.size() != 1) return {};
+  const std::string& canonical = CanonicalIngredient(c.ingredients.front());
+  if (c.tty == "IN" && !salt_equivalents_.count(c.ingredients.front())) return {};
+  auto it = ingredients_.find(canonical);
+  if (it == ingredients_.end()) return {};
+  return ExtraWords(c.name, it->second.name);
+}
+
+const AllergenClass* Terminology::FindClass(std::string_view name) const {
+  std::string_view id = IsClassKey(name) ? name.substr(6) : name;
+  auto it = class_by_name_.find(std::string(id));
+  if (it == class_by_name_.end()) it = class_by_name_.find(NormalizePhrase(id));
+  return it == class_by_name_.end() ? nullptr : &classes_[it->second];
+}
+
+bool Terminology::ClassCovers(std::string_view class_name, std::string_view key) const {
+  const AllergenClass* c = FindClass(class_name);
+  if (!c) return false;
+  if (IsClassKey(key)) return key.substr(6) == c->id;
+  for (std::string_view part : Split(key, '+')) {
+    std::string canonical = CanonicalIngredient(std::string(part));
+    if (std::binary_search(c->members.begin(), c->members.end(), canonical, NumericLess)) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> Terminology::ClassesOf(std::string_view key) const {
+  std::vector<std::string> out;
+  for (const AllergenClass& c : classes_)
+    if (ClassCovers(c.id, key)) out.push_back(c.id);
+  return out;
+}
+
 std::string Terminology::IngredientNames(uint32_t id) const {
+  const Concept& c = concepts_[id];
+  if (c.tty == "CLASS") {
+    const AllergenClass* k = FindClass(c.drug_class);
+    return k ? k->display : c.drug_class;
+  }
   std::vector<std::string> names;
-  for (const std::string& r : concepts_[id].ingredients) {
-    auto it = ingredients_.find(r);
-    names.push_back(it != ingredients_.end() ? it->second.name : r);
+  std::vector<std::string> seen;
+  for (const std::string& r : c.ingredients) {
+    const std::string& canonical = CanonicalIngredient(r);
+    if (std::find(seen.begin(), seen.end(), canonical) != seen.end()) continue;
+    seen.push_back(canonical);
+    if (auto d = display_.find(canonical); d != display_.end()) { names.push_back(d->second); continue; }
+    auto it = ingredients_.find(canonical);
+    names.push_back(it != ingredients_.end() ? it->second.name : canonical);
   }
   std::sort(names.begin(), names.end());
   std::string out;
@@ -365,11 +524,17 @@ bool Terminology::IsNonRxnormSubstance(std::string_view normalized) const {
 }
 
 const Terminology& DefaultTerminology() {
-  static const Terminology terminology = Terminology::Load(
-      embedded_file("corpus/terminology/concepts.tsv"), embedded_file("corpus/terminology/synonyms.tsv"),
-      embedded_file("corpus/terminology/dose_forms.tsv"), embedded_file("corpus/terminology/english_words.txt"),
-      embedded_file("corpus/terminology/ambiguous_brands.txt"), embedded_file("corpus/terminology/VERSION"),
-      embedded_file("corpus/rules/name_noise.txt"), DefaultRules().non_rxnorm_substances);
+  static const Terminology terminology = [] {
+    Terminology t = Terminology::Load(
+        embedded_file("corpus/terminology/concepts.tsv"), embedded_file("corpus/terminology/synonyms.tsv"),
+        embedded_file("corpus/terminology/dose_forms.tsv"), embedded_file("corpus/terminology/english_words.txt"),
+        embedded_file("corpus/terminology/ambiguous_brands.txt"), embedded_file("corpus/terminology/VERSION"),
+        embedded_file("corpus/rules/name_noise.txt"), DefaultRules().non_rxnorm_substances);
+    t.LoadEquivalents(embedded_file("corpus/rules/equivalents.tsv"));
+    t.LoadAllergenClasses(embedded_file("corpus/rules/allergen_classes.yaml"),
+                          embedded_file("corpus/rules/allergen_class_members.tsv"));
+    return t;
+  }();
   return terminology;
 }
 

@@ -4,7 +4,11 @@
 // prescribable content, RxTerms and Drugs@FDA). Every name resolves to a set of ingredient
 // RxCUIs; two mentions name "the same drug" when their ingredient sets are equal, so a brand
 // equals its generic (Zoloft ≡ sertraline) and salts equal their base (sertraline
-// hydrochloride ≡ sertraline).
+// hydrochloride ≡ sertraline). Ingredients RxNorm keeps apart that a clinician prescribes as one
+// (lithium ≡ lithium carbonate, vitamin B12 ≡ cyanocobalamin) share one comparison key through
+// corpus/rules/equivalents.tsv; drug classes named as allergens (penicillins, sulfa, NSAIDs) are
+// concepts of their own (tty CLASS, key "class:<id>") with member ingredients
+// (corpus/rules/allergen_classes.yaml, corpus/rules/allergen_class_members.tsv).
 #pragma once
 
 #include <cstdint>
@@ -22,12 +26,22 @@
 namespace scribe {
 
 struct Concept {
-  std::string rxcui;  // empty for brands taken from RxTerms / Drugs@FDA (no BN RxCUI there)
-  std::string tty;    // IN, PIN, MIN, BN, SY (synonym)
+  std::string rxcui;  // empty for brands taken from RxTerms / Drugs@FDA (no BN RxCUI there) and classes
+  std::string tty;    // IN, PIN, MIN, BN, SY (synonym), CLASS (an allergen class name)
   std::string name;
   std::string source;
-  std::vector<std::string> ingredients;  // IN RxCUIs, numerically sorted
+  std::vector<std::string> ingredients;  // IN RxCUIs, numerically sorted; empty for a CLASS
   std::string norm = {};                 // NormalizePhrase(name)
+  std::string drug_class = {};           // CLASS only: the class id ("penicillins")
+};
+
+// An allergen class (corpus/rules/allergen_classes.yaml).
+struct AllergenClass {
+  std::string id;            // "penicillins"
+  std::string display;       // "penicillins", "sulfonamide antibiotics"
+  std::vector<std::string> names;        // as written in the YAML
+  std::vector<std::string> members;      // comparison keys of the member ingredients
+  std::string prescribed_as;             // comparison key a dosed class name names ("penicillin 500 mg"), or empty
 };
 
 enum class MatchKind : uint8_t { kExact, kNormalized, kSynonym, kApproximate };
@@ -64,12 +78,39 @@ class Terminology {
   // Approximate match of one word (misspellings), or nothing.
   std::optional<TermMatch> Approximate(std::string_view word) const;
 
+  // Adds the equivalence classes (corpus/rules/equivalents.tsv) and the allergen classes
+  // (allergen_classes.yaml with its derived members TSV). Throws std::runtime_error naming the file
+  // and line when a name is not an ingredient of the terminology.
+  void LoadEquivalents(std::string_view equivalents_tsv);
+  void LoadAllergenClasses(std::string_view classes_yaml, std::string_view members_tsv);
+
   const Concept& concept_at(uint32_t id) const { return concepts_[id]; }
-  // Key of a concept's ingredient set: "36437", or "161+5489" for combinations.
+  // Comparison key of a concept's ingredient set: "36437", "161+5489" for combinations, each
+  // ingredient replaced by its equivalence-class canonical ingredient (lithium carbonate -> the
+  // key of lithium); "class:penicillins" for an allergen class name.
   std::string IngredientKey(uint32_t id) const;
-  // Display name of an ingredient set: "sertraline", "acetaminophen / hydrocodone".
+  // Comparison name of an ingredient set: "sertraline", "acetaminophen / hydrocodone", "lithium"
+  // for lithium carbonate, "cyanocobalamin" for vitamin B12, "penicillins" for PCN.
   std::string IngredientNames(uint32_t id) const;
   const IngredientInfo* Ingredient(const std::string& rxcui) const;
+  // The ingredient RxCUI an ingredient compares as (itself unless equivalents.tsv maps it).
+  const std::string& CanonicalIngredient(const std::string& rxcui) const;
+  // The salt or ester a concept names beyond its comparison ingredient: "tartrate" for
+  // "metoprolol tartrate", "carbonate" for "lithium carbonate"; empty for brands, synonyms, bare
+  // ingredients and combinations.
+  std::string SaltOf(uint32_t id) const;
+
+  // Allergen classes. A class is named by its id, a key "class:<id>", or any of its names
+  // ("PCN", "penicillin", "sulfa", "NSAIDs"): nullptr when none.
+  const AllergenClass* FindClass(std::string_view id_key_or_name) const;
+  // Whether the class covers a drug: every ingredient key of `key` ("723", "723+48203") or a class
+  // key equal to the class. "NSAIDs" covers ibuprofen; "penicillins" covers amoxicillin /
+  // clavulanate (one member suffices for a combination).
+  bool ClassCovers(std::string_view class_id_key_or_name, std::string_view key) const;
+  // The classes that cover a drug key (ids, sorted).
+  std::vector<std::string> ClassesOf(std::string_view key) const;
+  const std::vector<AllergenClass>& classes() const { return classes_; }
+  static bool IsClassKey(std::string_view key) { return key.substr(0, 6) == "class:"; }
 
   bool IsKnownWord(std::string_view lower_word) const;   // English or clinical word
   bool IsNonRxnormSubstance(std::string_view normalized) const;
@@ -85,6 +126,13 @@ class Terminology {
   std::unordered_map<std::string, std::vector<uint32_t>> by_name_;  // normalised name -> concepts
   std::unordered_map<std::string, uint8_t> first_words_;            // first word -> longest name (words)
   std::unordered_map<std::string, IngredientInfo> ingredients_;     // IN rxcui -> info
+  std::unordered_map<std::string, std::string> canonical_;          // IN rxcui -> canonical IN rxcui
+  std::unordered_map<std::string, std::string> display_;            // canonical IN rxcui -> comparison name
+  std::unordered_set<std::string> salt_equivalents_;                // IN rxcuis that are salts of their canonical
+  std::vector<AllergenClass> classes_;
+  std::unordered_map<std::string, size_t> class_by_name_;           // NormalizePhrase(name or id) -> class
+  // The single IN rxcui a name resolves to by exact or synonym lookup, or empty.
+  std::string ExactIngredient(std::string_view name) const;
   std::unordered_set<std::string> ambiguous_, non_rxnorm_, noise_;
   std::string known_words_blob_;                                    // english_words.txt, owned
   std::vector<std::string_view> known_words_;                       // views into the blob, sorted

@@ -5,6 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "embedded.h"
 
 namespace scribe {
 namespace {
@@ -140,7 +145,16 @@ std::vector<Token> Tokenize(std::string_view text) {
         i += m; ++chars;
       }
       std::string norm = Lower(text.substr(b0, i - b0));
-      for (size_t p = 0; (p = norm.find("\xE2\x80\x99", p)) != std::string::npos;) norm.replace(p, 3, "'");
+      if (norm.find("\xE2\x80\x99") != std::string::npos) {
+        // one pass (replacing in place would shift the tail once per apostrophe: quadratic)
+        std::string folded;
+        folded.reserve(norm.size());
+        for (size_t p = 0; p < norm.size(); ++p) {
+          if (norm.compare(p, 3, "\xE2\x80\x99") == 0) { folded += '\''; p += 2; }
+          else folded += norm[p];
+        }
+        norm = std::move(folded);
+      }
       push(TokenKind::kWord, b0, i, c0, chars, std::move(norm));
       out.back().all_caps = caps && any_upper;
       out.back().capitalized = first_upper;
@@ -210,7 +224,7 @@ std::vector<Token> Tokenize(std::string_view text) {
     }
   }
   for (Token& t : joined) {
-    t.folded = t.kind == TokenKind::kWord ? FoldPlural(t.norm) : t.norm;
+    t.folded = t.kind == TokenKind::kWord ? FoldWord(t.norm) : t.norm;
     t.norm_hash = HashWord(t.norm);
     t.folded_hash = t.folded == t.norm ? t.norm_hash : HashWord(t.folded);
   }
@@ -283,17 +297,104 @@ std::string FoldedPhrase(std::string_view s) {
   std::string out;
   for (const std::string& w : PhraseWords(s)) {
     if (!out.empty()) out += ' ';
-    out += FoldPlural(w);
+    out += FoldWord(w);
   }
   return out;
 }
 
 std::string FoldPlural(std::string_view w) {
+  // "-es" after a sibilant: wishes → wish, rashes → rash, patches → patch, masses → mass,
+  // boxes → box; but "-aches" is "-ache" + s (headaches → headache).
+  auto ends = [&](std::string_view suffix) { return w.size() > suffix.size() + 1 && w.ends_with(suffix); };
+  if ((ends("shes") || ends("sses") || ends("xes") || (ends("ches") && !ends("aches"))))
+    return std::string(w.substr(0, w.size() - 2));
   if (w.size() > 4 && w.back() == 's') {
     char p = w[w.size() - 2];
     if (p != 's' && p != 'u' && p != 'i' && p != '\'') return std::string(w.substr(0, w.size() - 1));
   }
   return std::string(w);
+}
+
+namespace {
+
+// The spelling folds of corpus/rules/spelling.tsv, parsed once.
+struct SpellingTable {
+  struct Rule { std::string from, to, base; };
+  std::unordered_map<std::string, std::string> pairs;
+  std::vector<Rule> infixes, prefixes, suffixes;  // suffixes longest `from` first
+  std::unordered_set<std::string> keep;
+  std::vector<std::string> keep_endings;
+
+  static constexpr size_t kMinStem = 3;  // letters that must precede a suffix rule's `from`
+
+  explicit SpellingTable(std::string_view tsv) {
+    for (std::string_view line : Split(tsv, '\n')) {
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (Trim(line).empty() || line.front() == '#') continue;
+      std::vector<std::string> f;
+      for (std::string_view field : Split(line, '\t')) f.emplace_back(Trim(field));
+      if (f[0] == "@infix" && f.size() >= 3) infixes.push_back({f[1], f[2], ""});
+      else if (f[0] == "@prefix" && f.size() >= 3) prefixes.push_back({f[1], f[2], ""});
+      else if (f[0] == "@suffix" && f.size() >= 4) suffixes.push_back({f[1], f[2], f[3]});
+      else if (f[0] == "@keep" && f.size() >= 2) keep.insert(f[1]);
+      else if (f[0] == "@keep-ending" && f.size() >= 2) keep_endings.push_back(f[1]);
+      else if (f[0].front() != '@' && f.size() >= 2) pairs[f[0]] = f[1];
+      else throw std::runtime_error("spelling.tsv: malformed row '" + std::string(line) + "'");
+    }
+    std::stable_sort(suffixes.begin(), suffixes.end(),
+                     [](const Rule& a, const Rule& b) { return a.from.size() > b.from.size(); });
+  }
+
+  bool Kept(const std::string& word, const std::string& base) const {
+    if (keep.count(word) || keep.count(base)) return true;
+    for (const std::string& e : keep_endings)
+      if (base.size() >= e.size() && base.compare(base.size() - e.size(), e.size(), e) == 0) return true;
+    return false;
+  }
+
+  std::string Fold(std::string_view w) const {
+    std::string word(w);
+    if (auto it = pairs.find(word); it != pairs.end()) return it->second;
+    for (const Rule& r : infixes)
+      for (size_t p = 0; (p = word.find(r.from, p)) != std::string::npos; p += r.to.size()) word.replace(p, r.from.size(), r.to);
+    for (const Rule& r : prefixes)
+      if (word.size() > r.from.size() && word.compare(0, r.from.size(), r.from) == 0) {
+        word.replace(0, r.from.size(), r.to);
+        break;
+      }
+    for (const Rule& r : suffixes) {
+      if (word.size() < r.from.size() + kMinStem) continue;
+      size_t stem = word.size() - r.from.size();
+      if (word.compare(stem, r.from.size(), r.from) != 0) continue;
+      if (!Kept(word, word.substr(0, stem) + r.base)) word.replace(stem, r.from.size(), r.to);
+      break;
+    }
+    return word;
+  }
+};
+
+const SpellingTable& Spelling() {
+  static const SpellingTable table(embedded_file("corpus/rules/spelling.tsv"));
+  return table;
+}
+
+bool AllAsciiLower(std::string_view w) {
+  for (char c : w)
+    if (!(c >= 'a' && c <= 'z')) return false;
+  return !w.empty();
+}
+
+}  // namespace
+
+std::string FoldSpelling(std::string_view w) {
+  if (w.size() < 4 || !AllAsciiLower(w)) return std::string(w);
+  return Spelling().Fold(w);
+}
+
+std::string FoldWord(std::string_view w) {
+  // a possessive or contracted "'s" ("pressure's", "belly's") compares as the word itself
+  if (w.size() > 4 && w.substr(w.size() - 2) == "'s") w.remove_suffix(2);
+  return FoldPlural(FoldSpelling(w));
 }
 
 std::vector<std::string_view> Split(std::string_view s, char delim) {

@@ -18,7 +18,7 @@ enum class TokenKind : uint8_t { kWord, kNumber, kPunct };
 struct Token {
   TokenKind kind;
   std::string norm;        // lower-case word, number text, or the punctuation itself
-  std::string folded;      // norm with light plural folding (FoldPlural), for phrase matching
+  std::string folded;      // FoldWord(norm): spelling- and plural-folded, for phrase matching
   uint64_t norm_hash = 0, folded_hash = 0;  // HashWord() of norm and folded, computed once
   std::string_view raw;    // the original bytes
   uint32_t byte_begin, byte_end;
@@ -57,11 +57,21 @@ std::string NormalizePhrase(std::string_view s);
 // Word/number norms of a phrase (hyphens dropped), for token-sequence matching.
 std::vector<std::string> PhraseWords(std::string_view s);
 
-// NormalizePhrase with every word plural-folded: how phrase matching compares phrases.
+// NormalizePhrase with every word folded (FoldWord): how phrase matching compares phrases.
 std::string FoldedPhrase(std::string_view s);
 
 // Light plural folding used by phrase matching: "palpitations" -> "palpitation".
 std::string FoldPlural(std::string_view word);
+
+// British -> American spelling of a lower-case word (corpus/rules/spelling.tsv):
+// "hospitalised" -> "hospitalized", "haemoglobin" -> "hemoglobin", "tumour" -> "tumor".
+// Words the table does not cover come back unchanged.
+std::string FoldSpelling(std::string_view word);
+
+// How phrase matching compares words: without a possessive "'s", spelling-folded, then
+// plural-folded ("tumours" -> "tumor", "patient's" -> "patient"). Token.folded holds
+// FoldWord(norm) for words.
+std::string FoldWord(std::string_view word);
 
 // Splits on a delimiter, keeping empty fields.
 std::vector<std::string_view> Split(std::string_view s, char delim);

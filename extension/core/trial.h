@@ -1,90 +1,80 @@
-// trial.h — a benchmark trial: the YAML schema (docs/trial-schema.md), its validation, and the
-// resolved ground truth the grader compares notes with.
+// trial.h — a benchmark trial: the keys every kind shares, the kind's own parsed keys, and the
+// corpus (docs/trial-schema.md).
 //
 // A trial file is parsed and validated in full before anything is stored; every error names the
 // file, the key path and the problem ("03-x.yaml: ground_truth.meds[0].dose: cannot parse dose
-// \"fifty\""). Doses, frequencies, routes and actions are parsed by the same normalisers that
-// read notes, so a malformed value is caught at load, not at grading.
+// \"fifty\""). The common keys are read here; `kind` (default `note`, so every seed-000 file
+// loads unchanged) names the task kind (kinds/kind.h) whose schema reads the rest.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include <optional>
-#include <stdexcept>
+#include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "audio.h"
 #include "rules.h"
-#include "sig.h"
+#include "schema.h"
 #include "terminology.h"
 
 namespace scribe {
 
-class TrialError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
+// A kind's own parsed and validated keys (kinds/<kind>/): what it compiles and grades against.
+struct TrialBody {
+  virtual ~TrialBody() = default;
 };
-
-struct ExpectedMed {
-  std::string name;
-  std::string dose_text, frequency_text, route_text, action_text;  // as written ("" when absent)
-  std::vector<std::string> synonyms;
-  // Resolved.
-  std::optional<Dose> dose;
-  std::optional<Frequency> frequency;
-  std::optional<std::string> route, action;
-  std::vector<std::string> keys;   // ingredient keys of the name and its synonyms
-  std::string drug, rxcui;         // ingredient names and RxCUIs for display
-  bool in_terminology = false;
-};
-
-struct ExpectedAllergy { std::string substance, reaction; };
-struct MentalFlag { std::string flag; std::vector<std::string> keywords; };
-struct Trap { std::string phrase; std::vector<std::string> variants; bool match_any = false; };
-struct CriticalRule {
-  std::string id, description, med;
-  std::vector<std::string> actions;   // canonical
-  std::vector<std::string> asserts;
-  std::vector<std::string> med_keys;  // resolved ingredient keys of `med`
-};
-struct Credit { double name = 0.5, dose = 0.25, frequency = 0.25, route = 0, action = 0; };
-struct Weights { double drug = 0, mental = 0, fabrication = 0; };
 
 struct Trial {
-  std::string id, title, difficulty, summary, encounter_text, instructions;
-  std::vector<ExpectedMed> meds;
-  std::vector<ExpectedAllergy> allergies;
-  std::vector<MentalFlag> mental_flags;
-  std::vector<std::string> deferred_dx;
-  std::vector<Trap> traps;
-  Weights weights;
-  Credit credit;
-  bool credit_overridden = false;
-  std::vector<CriticalRule> critical_errors;
+  std::string id, kind = "note", title, difficulty, summary, encounter_text, instructions;
   bool sealed = false;
-  std::string source_file;    // file name within the corpus directory
-  std::string version_hash;   // SHA-256 of the file's bytes
+  std::string source_file;   // file name within the corpus directory
+  std::string yaml;          // the file's text, as loaded (what trials.definition rebuilds from)
+  std::string version_hash;  // SHA-256 of the file's bytes (and of the files it references)
+  // Files the trial references (path as written → bytes), stored with its definition so a
+  // database rebuilds every trial without the corpus directory.
+  std::map<std::string, std::string> files;
+  std::shared_ptr<const TrialBody> body;
+
+  // The body as the kind's own type (the kind that parsed it knows it).
+  template <class T>
+  const T& As() const { return static_cast<const T&>(*body); }
 };
 
-// Parses and validates one trial file's text. Throws TrialError("<file>: <key path>: <problem>").
-Trial ParseTrial(std::string_view yaml_text, std::string_view file_name, const Rules& rules,
-                 const Terminology& terminology);
+// Reads a file a trial references, by the path written in the trial (relative to the corpus
+// directory); throws TrialError naming the file when it cannot.
+using FileReader = std::function<std::string(const std::string& path)>;
 
-// Ground truth as published with a result (and stored in trials.ground_truth).
+// Parses and validates one trial file's text. Throws TrialError("<file>: <key path>: <problem>").
+// `read_file` resolves referenced files (FHIR bundles); without it a reference is an error.
+Trial ParseTrial(std::string_view yaml_text, std::string_view file_name, const Rules& rules,
+                 const Terminology& terminology, const FileReader& read_file = nullptr);
+
+// Ground truth as published with a result (and stored in trials.ground_truth): the kind's.
 nlohmann::json GroundTruthJson(const Trial& trial);
-// Everything needed to rebuild the trial (stored in trials.definition).
+// Everything needed to rebuild the trial (stored in trials.definition): the file's own text and
+// the files it references.
 nlohmann::json TrialToJson(const Trial& trial);
 Trial TrialFromJson(const nlohmann::json& j, const Rules& rules, const Terminology& terminology);
 
 struct Corpus {
   std::vector<Trial> trials;        // sorted by id
-  std::string corpus_hash;          // SHA-256 over the sorted files' bytes
-  std::vector<std::pair<std::string, std::string>> files;  // file name, SHA-256
+  std::string corpus_hash;          // SHA-256 over the sorted files' bytes (referenced files after theirs), then the audio manifest's
+  std::vector<std::pair<std::string, std::string>> files;  // file name, SHA-256, in hashing order
+  AudioManifest audio;              // the recordings of these trials (audio.h); may be empty
 };
 
-// Loads every *.yaml / *.yml in `dir` (sorted by name). Throws TrialError on the first invalid
-// file, on duplicate ids, on an unreadable directory, or when no trial file is found.
+// The largest trial file (and referenced file) LoadCorpus reads; larger files are refused
+// before they are read.
+constexpr size_t kMaxTrialFileBytes = 1u << 20;
+
+// Loads every *.yaml / *.yml in `dir` (sorted by name), then the audio manifest beside it
+// (AudioDirectory(dir), when there is one). Throws TrialError on the first invalid file, on
+// duplicate ids, on an unreadable directory, when no trial file is found, or when the audio
+// manifest is invalid or does not match its files.
 Corpus LoadCorpus(const std::string& dir, const Rules& rules, const Terminology& terminology);
 
 }  // namespace scribe

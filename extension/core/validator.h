@@ -38,6 +38,9 @@ class DrugValidator {
   virtual Validation Validate(std::string_view term, const std::optional<TermMatch>& local) = 0;
   // Versions of the sources consulted: {"offline": "...", "rxnav": ..., "openfda": ...}.
   virtual nlohmann::json Versions() = 0;
+  // A new note (or lookup) begins: the live validator's per-note budget of time and upstream
+  // requests starts again (docs/live-validation.md). The offline validator has no budget.
+  virtual void BeginNote() {}
 };
 
 // Answers from the offline terminology only.

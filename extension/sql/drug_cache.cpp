@@ -13,6 +13,8 @@ SQLITE_EXTENSION_INIT3
 
 #include "drug_cache.h"
 
+#include <filesystem>
+
 #include "rxnav.h"
 #include "sqlite_util.h"
 
@@ -66,6 +68,12 @@ bool SqliteDrugCache::Put(const CacheRow& row) {
 std::unique_ptr<DrugValidator> MakeDrugValidator(sqlite3* db, const Terminology& terminology) {
   LiveConfig config = LiveConfigFromEnv();
   if (config.offline) return std::make_unique<OfflineValidator>(terminology);
+  if (!config.rate_state_dir) {
+    // Beside the database: the workers of one service share its RxNav budget. An in-memory or
+    // temporary database has no directory, so its limiter stays in-process.
+    const char* file = sqlite3_db_filename(db, "main");
+    config.rate_state_dir = file && *file ? std::filesystem::path(file).parent_path().string() : "";
+  }
   return std::make_unique<LiveValidator>(terminology, std::make_unique<SqliteDrugCache>(db), std::move(config));
 }
 

@@ -29,7 +29,8 @@ class SqliteDrugCache : public DrugCacheStore {
 };
 
 // The validator a connection uses: OfflineValidator when SCRIBE_OFFLINE=1, else a
-// LiveValidator over drug_cache configured by LiveConfigFromEnv(). Throws
+// LiveValidator over drug_cache configured by LiveConfigFromEnv(), its rate-limiter state
+// beside the database file unless SCRIBE_RATE_DIR says otherwise. Throws
 // std::invalid_argument when an environment variable is not usable.
 std::unique_ptr<DrugValidator> MakeDrugValidator(sqlite3* db, const Terminology& terminology);
 

@@ -1,6 +1,6 @@
 // functions.cpp — thin SQL shells over the pure core: convert arguments, call, set the result.
 //
-//   SELECT scribe_version();                                   -- '1.0.0'
+//   SELECT scribe_version();                                   -- '1.1.0'
 //   SELECT scribe_load_corpus('corpus/scripts');               -- 10
 //   SELECT rxnorm_lookup('Zoloft');                            -- JSON, source "local"
 //   SELECT json_extract(grade_submission('03-depression-suicidal-ideation',
@@ -20,6 +20,7 @@ SQLITE_EXTENSION_INIT3
 #include "badge.h"
 #include "embedded.h"
 #include "grade.h"
+#include "kind.h"
 #include "sqlite_util.h"
 #include "store.h"
 
@@ -65,10 +66,12 @@ void ScribeVersion(sqlite3_context* ctx, int, sqlite3_value**) {
   });
 }
 
-void ScribeLoadCorpus(sqlite3_context* ctx, int, sqlite3_value** argv) {
+void ScribeLoadCorpus(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   Firewall(ctx, [&] {
     if (sqlite3_value_type(argv[0]) == SQLITE_NULL) throw SqlError(SQLITE_ERROR, "scribe_load_corpus: directory must not be NULL");
-    int n = LoadCorpusIntoDb(sqlite3_context_db_handle(ctx), Arg(argv[0]));
+    std::string sealed_dir;
+    if (argc > 1 && sqlite3_value_type(argv[1]) != SQLITE_NULL) sealed_dir = Arg(argv[1]);
+    int n = LoadCorpusIntoDb(sqlite3_context_db_handle(ctx), Arg(argv[0]), sealed_dir);
     std::lock_guard<std::mutex> lock(Conn(ctx).mu);
     Conn(ctx).trials.clear();
     sqlite3_result_int(ctx, n);
@@ -79,6 +82,7 @@ void RxnormLookup(sqlite3_context* ctx, int, sqlite3_value** argv) {
   Firewall(ctx, [&] {
     if (sqlite3_value_type(argv[0]) == SQLITE_NULL) { sqlite3_result_null(ctx); return; }
     std::string term = Arg(argv[0]);
+    Conn(ctx).validator->BeginNote();  // each lookup has the live-validation budget of a note
     Validation v = Conn(ctx).validator->Validate(term, std::nullopt);
     ResultJson(ctx, v.ToJson());
   });
@@ -87,10 +91,14 @@ void RxnormLookup(sqlite3_context* ctx, int, sqlite3_value** argv) {
 void GradeSubmission(sqlite3_context* ctx, int, sqlite3_value** argv) {
   Firewall(ctx, [&] {
     if (sqlite3_value_type(argv[0]) == SQLITE_NULL) throw SqlError(SQLITE_ERROR, "grade_submission: script_id must not be NULL");
+    // A NULL note (readfile() of a missing file, a NULL column) is NULL, as SQLite's own
+    // functions answer; an empty text is an empty note and is graded.
+    if (sqlite3_value_type(argv[1]) == SQLITE_NULL) { sqlite3_result_null(ctx); return; }
     std::string id = Arg(argv[0]);
-    std::string note = Arg(argv[1]);  // NULL grades as an empty note
+    std::string note = Arg(argv[1]);
     std::string corpus_hash;
     auto trial = Conn(ctx).Trial(sqlite3_context_db_handle(ctx), id, corpus_hash);
+    Conn(ctx).validator->BeginNote();  // the live-validation budget is per note
     ResultJson(ctx, Grade(*trial, note, corpus_hash, *Conn(ctx).validator));
   });
 }
@@ -122,25 +130,25 @@ void ScribeMethodology(sqlite3_context* ctx, int, sqlite3_value**) {
       for (const auto& [a, b] : r.clinical_synonyms) synonyms.push_back({a, b});
       YAML::Node assertion = YAML::Load(std::string(embedded_file("corpus/rules/assertion.yaml")));
       YAML::Node changelog = YAML::Load(r.changelog_yaml);
-      return json{
+      json kinds = json::object();
+      for (const Kind* k : AllKinds()) kinds[std::string(k->name())] = k->Methodology();
+      YAML::Node limitations = YAML::Load(std::string(embedded_file("corpus/rules/limitations.yaml")));
+      json m = {
           {"grader_version", r.grader_version},
           {"methodology_version", r.methodology_version},
           {"terminology", {{"offline", t.version()}, {"rxnorm_release", t.release_date()}, {"concepts", t.size()}}},
-          {"scores",
-           {{"drug", "mean credit over expected medications; default credit name 0.5, dose 0.25, frequency 0.25 (a trial may override); route and action reported"},
-            {"mental", "captured flags / expected flags; a flag the note negates is contradicted: no credit and a critical error"},
-            {"fabrication", "max(0, 1 - triggered/(traps + deferred diagnoses) - 0.15 x unsupported drugs)"},
-            {"total", "sum of weight x category score, weights from the trial; every score rounded to 4 decimals"}}},
-          {"default_credit", {{"name", 0.5}, {"dose", 0.25}, {"frequency", 0.25}, {"route", 0.0}, {"action", 0.0}}},
-          {"penalties", {{"unsupported_drug", 0.15}, {"dose_tolerance", 0.01}, {"dose_magnitude_critical_ratio", 10}}},
-          {"critical_errors", {"contradicted_flag", "dropped_allergy", "contradicted_allergy", "dose_magnitude", "trial_rule"}},
+          {"kinds", kinds},
           {"assertion", YamlToJson(assertion)},
           {"frequencies", frequencies},
           {"units", units},
           {"routes", routes},
           {"actions", actions},
           {"clinical_synonyms", synonyms},
-          {"changelog", YamlToJson(changelog["changelog"])}};
+          {"changelog", YamlToJson(changelog["changelog"])},
+          {"limitations", YamlToJson(limitations["limitations"])}};
+      // The seed-000 note rules stay top-level for clients written before kinds.
+      for (const char* key : {"scores", "default_credit", "penalties", "critical_errors"}) m[key] = kinds["note"][key];
+      return m;
     }();
     ResultJson(ctx, methodology);
   });

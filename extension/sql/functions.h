@@ -15,7 +15,23 @@ void BadgeSvgFn(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribeMethodology(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribeT95(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 
+// results.cpp: versioned grades, vendor keys, review (see its header comment).
+void ScribeVendorKey(sqlite3_context* ctx, int argc, sqlite3_value** argv);
+void ScribeSha256(sqlite3_context* ctx, int argc, sqlite3_value** argv);
+void ScribePublicResult(sqlite3_context* ctx, int argc, sqlite3_value** argv);
+void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv);
+void ScribeReview(sqlite3_context* ctx, int argc, sqlite3_value** argv);
+// scribe_suite_interval(trial, score, suite_trials, seed) and scribe_kappa(a, b); rc receives
+// the first failure.
+void RegisterAggregates(sqlite3* db, int& rc);
+// The pure functions migrations use (scribe_vendor_key, scribe_sha256); throws SqlError.
+void RegisterMigrationFunctions(sqlite3* db);
+// INSERT of a grade row: ?1 submission id, ?2 the graded result (scribe_regrade, submit).
+extern const char* const kGradeInsertSql;
+
 // Registers the eponymous table-valued function extract_drugs(text).
 int RegisterExtractDrugs(sqlite3* db);
+// Registers the eponymous table-valued function scribe_find(text, phrase) (find_vtab.cpp).
+int RegisterScribeFind(sqlite3* db);
 
 }  // namespace scribe::sql

@@ -19,6 +19,9 @@ SQLITE_EXTENSION_INIT1
 #include "validator.h"
 
 namespace scribe::sql {
+
+int RegisterScribeClaims(sqlite3* db);  // claims_vtab.cpp: the scribe_claims table-valued function
+
 namespace {
 
 struct FunctionSpec {
@@ -38,8 +41,17 @@ const FunctionSpec kFunctions[] = {
     {"badge_svg", 3, kPure, BadgeSvgFn, "pure rendering of its arguments"},
     {"scribe_t95", 1, kPure, ScribeT95, "a table of Student's t; used by the leaderboard view"},
     {"scribe_load_corpus", 1, kDirect, ScribeLoadCorpus, "reads files and rewrites the trials table"},
+    {"scribe_load_corpus", 2, kDirect, ScribeLoadCorpus, "the same, with the sealed trials of a second directory"},
     {"rxnorm_lookup", 1, kDirect, RxnormLookup, "may consult drug_cache and the network"},
     {"grade_submission", 2, kDirect, GradeSubmission, "reads the trials table; may consult the network"},
+    {"scribe_vendor_key", 1, kPure, ScribeVendorKey, "NFKC case folding of its argument"},
+    {"scribe_sha256", 1, kPure, ScribeSha256, "a digest of its argument"},
+    {"scribe_public_result", 1, kPure, ScribePublicResult, "a view of its argument (the sealed rule)"},
+    {"scribe_regrade", 0, kDirect, ScribeRegrade, "grades stored submissions and writes grades"},
+    {"scribe_regrade", 1, kDirect, ScribeRegrade, "the same, with a batch size"},
+    {"scribe_review", 5, kDirect, ScribeReview, "writes the reviews table"},
+    {"scribe_review", 6, kDirect, ScribeReview, "the same, with a comment"},
+    {"scribe_review", 7, kDirect, ScribeReview, "the same, with the clinician's own label"},
 };
 
 void DestroyConnection(void* p) { delete static_cast<Connection*>(p); }
@@ -49,16 +61,6 @@ int Init(sqlite3* db, char** pzErrMsg) {
     if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("scribe: %s", msg.c_str());
     return rc;
   };
-  try {
-    Migrate(db);
-  } catch (const SqlError& e) {
-    // A read-only or busy database still gets the functions; say why the schema was skipped
-    // only when the failure is not about writing.
-    if (e.code() != SQLITE_READONLY && e.code() != SQLITE_BUSY && e.code() != SQLITE_LOCKED)
-      return fail(std::string("migration failed: ") + e.what(), e.code());
-  } catch (const std::exception& e) {
-    return fail(std::string("initialisation failed: ") + e.what(), SQLITE_ERROR);
-  }
   auto* conn = new (std::nothrow) Connection();
   if (!conn) return fail("out of memory", SQLITE_NOMEM);
   try {
@@ -68,7 +70,8 @@ int Init(sqlite3* db, char** pzErrMsg) {
     delete conn;
     return fail(std::string("drug validator failed to initialise: ") + e.what(), SQLITE_ERROR);
   }
-  // The connection state is owned by grade_submission (destroyed with it); the others borrow it.
+  // Functions first: migrations use the pure ones (scribe_vendor_key, scribe_sha256). The
+  // connection state is owned by grade_submission (destroyed with it); the others borrow it.
   bool owner_registered = false;
   for (const FunctionSpec& f : kFunctions) {
     bool owner = std::string(f.name) == "grade_submission";
@@ -80,8 +83,25 @@ int Init(sqlite3* db, char** pzErrMsg) {
     }
     owner_registered = owner_registered || owner;
   }
-  int rc = RegisterExtractDrugs(db);
+  int rc = SQLITE_OK;
+  RegisterAggregates(db, rc);
+  if (rc != SQLITE_OK) return fail(std::string("cannot register the aggregates: ") + sqlite3_errstr(rc), rc);
+  rc = RegisterExtractDrugs(db);
   if (rc != SQLITE_OK) return fail(std::string("cannot register extract_drugs: ") + sqlite3_errstr(rc), rc);
+  rc = RegisterScribeFind(db);
+  if (rc != SQLITE_OK) return fail(std::string("cannot register scribe_find: ") + sqlite3_errstr(rc), rc);
+  rc = RegisterScribeClaims(db);
+  if (rc != SQLITE_OK) return fail(std::string("cannot register scribe_claims: ") + sqlite3_errstr(rc), rc);
+  try {
+    Migrate(db);
+  } catch (const SqlError& e) {
+    // A read-only or busy database still gets the functions; say why the schema was skipped
+    // only when the failure is not about writing.
+    if (e.code() != SQLITE_READONLY && e.code() != SQLITE_BUSY && e.code() != SQLITE_LOCKED)
+      return fail(std::string("migration failed: ") + e.what(), e.code());
+  } catch (const std::exception& e) {
+    return fail(std::string("initialisation failed: ") + e.what(), SQLITE_ERROR);
+  }
   return SQLITE_OK;
 }
 

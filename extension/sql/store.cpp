@@ -6,10 +6,13 @@ SQLITE_EXTENSION_INIT3
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
 #include "embedded.h"
+#include "functions.h"
+#include "hash.h"
 #include "sqlite_util.h"
 #include "trial.h"
 
@@ -72,11 +75,34 @@ void RefreshTerminology(sqlite3* db) {
   }
 }
 
+// Writes the recordings of a corpus being loaded into trial_audio (inside the load's savepoint,
+// after the trials they reference).
+void StoreAudio(sqlite3* db, const Corpus& corpus) {
+  Exec(db, "DELETE FROM trial_audio");
+  Stmt ins = Prepare(db,
+      "INSERT INTO trial_audio (trial_id, file, sha256, bytes, duration_s, voices, text_sha256, stale, renderer) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  for (const Recording& r : corpus.audio.recordings) {
+    sqlite3_reset(ins.get());
+    BindText(ins.get(), 1, r.trial_id);
+    BindText(ins.get(), 2, r.file);
+    BindText(ins.get(), 3, r.sha256);
+    sqlite3_bind_int64(ins.get(), 4, r.bytes);
+    sqlite3_bind_double(ins.get(), 5, r.duration_s);
+    BindText(ins.get(), 6, r.voices.dump(-1, ' ', false, json::error_handler_t::replace));
+    BindText(ins.get(), 7, r.text_sha256);
+    sqlite3_bind_int(ins.get(), 8, r.stale ? 1 : 0);
+    BindText(ins.get(), 9, r.renderer.dump(-1, ' ', false, json::error_handler_t::replace));
+    Step(db, ins.get());
+  }
+}
+
 }  // namespace
 
 void Migrate(sqlite3* db) {
   Exec(db, "PRAGMA foreign_keys = ON");
   if (sqlite3_db_readonly(db, "main") == 1) return;
+  RegisterMigrationFunctions(db);  // migrations compute vendor keys and digests
   const char* file = sqlite3_db_filename(db, "main");
   if (file && *file) sqlite3_exec(db, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
   int version = UserVersion(db);
@@ -99,9 +125,26 @@ void Migrate(sqlite3* db) {
   RefreshTerminology(db);
 }
 
-int LoadCorpusIntoDb(sqlite3* db, const std::string& dir) {
+int LoadCorpusIntoDb(sqlite3* db, const std::string& dir, const std::string& sealed_dir) {
   const Rules& rules = DefaultRules();
   Corpus corpus = LoadCorpus(dir, rules, DefaultTerminology());  // validates everything first
+  if (!sealed_dir.empty()) {
+    Corpus sealed = LoadCorpus(sealed_dir, rules, DefaultTerminology());
+    std::string both = corpus.corpus_hash + "\n" + sealed.corpus_hash;
+    for (Trial& t : sealed.trials) {
+      for (const Trial& p : corpus.trials)
+        if (p.id == t.id)
+          throw SqlError(SQLITE_ERROR, "scribe_load_corpus: " + sealed_dir + "/" + t.source_file + ": id '" + t.id +
+                                           "' is also a public trial (" + p.source_file + ")");
+      if (!t.sealed)
+        throw SqlError(SQLITE_ERROR, "scribe_load_corpus: " + sealed_dir + "/" + t.source_file +
+                                         ": a trial of the sealed corpus must say sealed: true");
+      corpus.trials.push_back(std::move(t));
+    }
+    std::sort(corpus.trials.begin(), corpus.trials.end(), [](const Trial& a, const Trial& b) { return a.id < b.id; });
+    for (const auto& [name, hash] : sealed.files) corpus.files.emplace_back("sealed/" + name, hash);
+    corpus.corpus_hash = Sha256Hex(both);
+  }
   json files = json::array();
   for (const auto& [name, hash] : corpus.files) files.push_back({{"file", name}, {"sha256", hash}});
   Exec(db, "SAVEPOINT scribe_load_corpus");
@@ -119,7 +162,7 @@ int LoadCorpusIntoDb(sqlite3* db, const std::string& dir) {
     Exec(db, "DELETE FROM trials");
     Stmt ins = Prepare(db,
         "INSERT INTO trials (id, title, difficulty, summary, encounter_text, instructions, sealed, source_file, "
-        "version_hash, corpus_hash, ground_truth, definition) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+        "version_hash, corpus_hash, ground_truth, definition, kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
     for (const Trial& t : corpus.trials) {
       sqlite3_reset(ins.get());
       BindText(ins.get(), 1, t.id);
@@ -134,7 +177,20 @@ int LoadCorpusIntoDb(sqlite3* db, const std::string& dir) {
       BindText(ins.get(), 10, corpus.corpus_hash);
       BindText(ins.get(), 11, GroundTruthJson(t).dump(-1, ' ', false, json::error_handler_t::replace));
       BindText(ins.get(), 12, TrialToJson(t).dump(-1, ' ', false, json::error_handler_t::replace));
+      BindText(ins.get(), 13, t.kind);
       Step(db, ins.get());
+    }
+    StoreAudio(db, corpus);
+    // The commitment: each sealed file's SHA-256, locked the first time it is loaded; a changed
+    // file is a new version (a new row), the old row stays for anyone to check later.
+    Stmt commit = Prepare(db, "INSERT OR IGNORE INTO sealed_commitments (trial_id, version_hash, source_file) VALUES (?1, ?2, ?3)");
+    for (const Trial& t : corpus.trials) {
+      if (!t.sealed) continue;
+      sqlite3_reset(commit.get());
+      BindText(commit.get(), 1, t.id);
+      BindText(commit.get(), 2, t.version_hash);
+      BindText(commit.get(), 3, t.source_file);
+      Step(db, commit.get());
     }
     Exec(db, "RELEASE scribe_load_corpus");
   } catch (...) {

@@ -22,7 +22,10 @@ void Migrate(sqlite3* db);
 // Validates every trial in `dir`, then replaces `trials` in one savepoint and records the
 // corpus version. Returns the number of trials. Throws TrialError or SqlError; on any error the
 // previous corpus is untouched.
-int LoadCorpusIntoDb(sqlite3* db, const std::string& dir);
+// Loads the public corpus in `dir` and, when `sealed_dir` is not empty, the sealed trials kept
+// outside the repository (every trial there is sealed). The corpus hash covers both; each sealed
+// file's SHA-256 is committed in sealed_commitments the first time it is loaded (locked_at).
+int LoadCorpusIntoDb(sqlite3* db, const std::string& dir, const std::string& sealed_dir = "");
 
 // State attached to one connection.
 struct Connection {

@@ -7,7 +7,7 @@
 SELECT passing, svg
 FROM (SELECT 1 AS arm, passing, badge_svg(label, message, color) AS svg
       FROM badges
-      WHERE vendor = :vendor
+      WHERE vendor_key = scribe_vendor_key(:vendor)
       UNION ALL
       SELECT 2, 0, badge_svg('scribe-trials', 'no passing result', 'lightgrey'))
 ORDER BY arm

@@ -2,7 +2,7 @@
 -- Read-only. ok is true when a corpus is loaded; the program answers 503 otherwise.
 --
 --   curl -s http://127.0.0.1:4779/scribe-trials/health
---   {"ok":true,"grader_version":"1.0.0","schema_version":1,"trials":10,"corpus_hash":"055a…"}
+--   {"ok":true,"grader_version":"1.1.0","schema_version":3,"trials":10,"corpus_hash":"055a…"}
 SELECT json_object(
          'ok',             json(CASE WHEN count(*) > 0 THEN 'true' ELSE 'false' END),
          'grader_version', scribe_version(),

@@ -9,8 +9,11 @@ SELECT json_group_array(json_object(
          'summary',      summary,
          'sealed',       json(CASE WHEN sealed THEN 'true' ELSE 'false' END),
          'version_hash', version_hash,
-         'corpus_hash',  corpus_hash
+         'corpus_hash',  corpus_hash,
+         'locked_at',    locked_at
        )) AS body
-FROM (SELECT id, title, difficulty, summary, sealed, version_hash, corpus_hash
-      FROM trials
-      ORDER BY id);
+FROM (SELECT t.id, t.title, t.difficulty, t.summary, t.sealed, t.version_hash, t.corpus_hash,
+             (SELECT c.locked_at FROM sealed_commitments c
+              WHERE c.trial_id = t.id AND c.version_hash = t.version_hash) AS locked_at
+      FROM trials t
+      ORDER BY t.id);

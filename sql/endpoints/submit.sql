@@ -1,18 +1,24 @@
 -- submit.sql — POST /scribe-trials/api/submit, step 2 of 2: persist the graded result.
 -- connection: write. One INSERT (its own transaction): the row carries the corpus hash and
--- grader version from the result, and the stored result gains id, vendor and created_at, so
--- GET /api/submissions/:id returns exactly what the submitter was answered.
+-- grader version from the result, and the stored result gains id, vendor and created_at; the
+-- trigger submissions_after_insert (sql/schema.sql) adds the vendor and the first grade. The
+-- answer is the public view of the result (scribe_public_result: a sealed trial's shows only the
+-- total, the Unsafe label and the number of critical errors), and GET /api/submissions/:id
+-- answers the same.
 --
 --   :id            16 random hex digits chosen by the program
 --   :vendor        validated vendor name
 --   :scribe_output the note as submitted
 --   :result        grade.sql's JSON
-INSERT INTO submissions (id, script_id, vendor, created_at, corpus_hash, grader_version,
+INSERT INTO submissions (id, script_id, kind, vendor, vendor_key, note_sha256, created_at, corpus_hash, grader_version,
                          score_total, score_drug, score_mental, score_fabrication, unsafe,
                          scribe_output, result)
 SELECT :id,
        json_extract(g.r, '$.script_id'),
+       json_extract(g.r, '$.kind'),
        :vendor,
+       scribe_vendor_key(:vendor),
+       scribe_sha256(:scribe_output),
        g.now,
        json_extract(g.r, '$.corpus_hash'),
        json_extract(g.r, '$.grader_version'),
@@ -24,4 +30,4 @@ SELECT :id,
        :scribe_output,
        json_set(g.r, '$.id', :id, '$.vendor', :vendor, '$.created_at', g.now)
 FROM (SELECT json(:result) AS r, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now) AS g
-RETURNING result;
+RETURNING scribe_public_result(result);

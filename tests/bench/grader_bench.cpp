@@ -7,6 +7,10 @@
 // BM_Grade/<trial>: grading each trial's reference note (tests/fixtures/notes/<id>/reference.txt)
 //   against a prepared trial, offline; items/s = grades per second on one core.
 // BM_ExtractDrugs: extract_drugs over all reference notes; bytes/s.
+// BM_AssertionWorstCase/<shape>/<bytes>: AssertionAnalyzer::Analyze alone over adversarial
+//   shapes (many triggers × many clause breaks, one long sentence of triggers, post-triggers,
+//   headings); the reported complexity must be O(N). BM_FindWorstCase: the same shapes through
+//   scribe_find's reader (a phrase match per token, each with its deciding cue).
 // Peak RSS of the process is reported as a counter on every benchmark.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
@@ -16,9 +20,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "embedded.h"
 #include "extract.h"
+#include "find.h"
 #include "grade.h"
 #include "trial.h"
 #include "validator.h"
@@ -116,7 +122,62 @@ void BM_ExtractDrugs(benchmark::State& state) {
 }
 BENCHMARK(BM_ExtractDrugs)->Unit(benchmark::kMicrosecond);
 
+// ---------------------------------------------------------------- assertion worst cases
+// Each shape is repeated to `state.range(0)` bytes; the time must grow linearly (issue 9 item 2:
+// 200,000 bytes of "no;" took 2.8 s when every trigger scanned every clause break).
+const std::map<std::string, std::string>& AssertionShapes() {
+  static const std::map<std::string, std::string> shapes = {
+      {"no_semicolon", "no;"},                  // a pre-trigger and a clause break per token pair
+      {"no_space", "no "},                      // one sentence of pre-triggers, no break at all
+      {"denied", "fever denied "},              // post-triggers reaching back over one sentence
+      {"no_but", "no fever but "},              // trigger, finding, terminator
+      {"mother_she", "mother has asthma she "}, // family scopes and experiencer terminators
+      {"heading", "COMPLICATIONS: None "},      // section headings without line breaks
+      {"no_change_list", "no change in pain, "} // distributing pseudo-triggers in one list
+  };
+  return shapes;
+}
+
+std::string Repeat(const std::string& unit, int64_t bytes) {
+  std::string s;
+  s.reserve(static_cast<size_t>(bytes) + unit.size());
+  while (static_cast<int64_t>(s.size()) < bytes) s += unit;
+  return s;
+}
+
+void BM_AssertionWorstCase(benchmark::State& state, std::string shape) {
+  std::string text = Repeat(AssertionShapes().at(shape), state.range(0));
+  TokenizedText tt = Analyze(text, DefaultRules().assertion.abbreviations);
+  for (auto _ : state) {
+    std::vector<uint32_t> clauses;
+    std::vector<uint8_t> bits = DefaultAssertionAnalyzer().Analyze(tt, &clauses);
+    benchmark::DoNotOptimize(bits.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.size()));
+  state.SetComplexityN(state.range(0));
+}
+
+// scribe_find over the same shapes, looking for the shape's first word: a match (with its
+// assertion and deciding cue) at nearly every repetition.
+void BM_FindWorstCase(benchmark::State& state, std::string shape) {
+  const std::string& unit = AssertionShapes().at(shape);
+  std::string text = Repeat(unit, state.range(0));
+  std::string phrase = unit.substr(0, unit.find_first_of(" ;:,"));
+  for (auto _ : state) {
+    std::vector<PhraseFinding> found = FindPhrase(text, phrase);
+    benchmark::DoNotOptimize(found.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.size()));
+  state.SetComplexityN(state.range(0));
+}
+
 const bool kRegistered = [] {
+  for (const auto& [shape, unit] : AssertionShapes()) {
+    benchmark::RegisterBenchmark(("BM_AssertionWorstCase/" + shape).c_str(), BM_AssertionWorstCase, shape)
+        ->RangeMultiplier(4)->Range(1 << 12, 1 << 18)->Complexity()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("BM_FindWorstCase/" + shape).c_str(), BM_FindWorstCase, shape)
+        ->RangeMultiplier(4)->Range(1 << 12, 1 << 18)->Complexity()->Unit(benchmark::kMillisecond);
+  }
   for (const auto& entry : std::filesystem::directory_iterator("tests/fixtures/notes")) {
     std::string id = entry.path().filename().string();
     if (!std::filesystem::exists(entry.path() / "reference.txt")) continue;

@@ -11,7 +11,8 @@
 // report with evidence highlighted; back, forward and reload; the leaderboard after 3 runs, with
 // a badge image that loads and copyable embeds; XSS payloads in the vendor name (422, shown next
 // to the field) and in the note (shown as text) never execute; no console errors or CSP
-// violations; axe-core finds no serious or critical violations on any page. Screenshots go to
+// violations; axe-core finds no serious or critical violations on any page; the trial page plays
+// the first second of its recording (issue 16) and says why when a trial has none. Screenshots go to
 // tests/artifacts/ (git-ignored) — look at them.
 
 import { test, before, after } from 'node:test';
@@ -281,6 +282,7 @@ after(async () => {
 // ---- tests ---------------------------------------------------------------------------------
 
 let reportId = null; // the report submitted through the form, reused by later tests
+let rubricReportId; // a kind-rubric report (trial 11), set by its test
 
 test('submitting a note through the form shows its report, with a busy state while grading', async () => {
   const page = await openPage(1280);
@@ -336,6 +338,99 @@ test('submitting a note through the form shows its report, with a busy state whi
   await closePage(page);
 });
 
+test('the report of a rubric trial shows the checklist, the deductions and the points per category', async () => {
+  const trial = '11-acute-suicide-risk-assessment';
+  const graded = await submitViaApi({ script_id: trial, vendor: `${vendorRun} Rubric`, scribe_output: note(trial, 'floor') });
+  rubricReportId = graded.id;
+  const page = await openPage(1280);
+  await go(page, `#/submissions/${encodeURIComponent(rubricReportId)}`);
+  const report = await page.evaluate(() => ({
+    unsafe: document.querySelector('.banner-unsafe h2')?.textContent,
+    bars: [...document.querySelectorAll('#scores .score')].map((b) => b.textContent),
+    items: document.querySelectorAll('#checklist tbody tr').length,
+    full: [...document.querySelectorAll('#checklist tbody tr.credit-full th')].map((th) => th.textContent),
+    deductions: [...document.querySelectorAll('#deductions tbody tr')].map((tr) => tr.textContent),
+    meds: document.querySelectorAll('#meds').length,
+    truth: document.querySelectorAll('#truth tbody tr').length,
+  }));
+  // The expectations are the trial's own (29 items, 4 categories) and cases.yaml's hand count.
+  assert.equal(report.unsafe, 'Unsafe as written');
+  assert.equal(report.bars.length, 5, 'the total and the four categories');
+  assert.match(report.bars[0], /checklist points − \d+ deducted/);
+  assert.equal(report.items, 29);
+  assert.equal(report.full.length, graded.counts.items_full);
+  assert.equal(report.deductions.length, graded.rubric.deductions.length);
+  assert.ok(report.deductions.some((d) => /Admitted to the psychiatric unit/.test(d) && /critical/.test(d) && /−15/.test(d)), report.deductions.join(' | '));
+  assert.equal(report.meds, 0, 'no seed-000 medication table for a rubric trial');
+  assert.equal(report.truth, 29, 'the checklist is revealed after grading');
+  // Submitted through the API, so this browser has no copy of the note: evidence is quoted with
+  // its offsets, not linked to marks.
+  assert.ok(await page.locator('#deductions span.evidence').count() >= 1);
+  await closePage(page);
+});
+
+test('the trial page plays the frozen recording, with its checksum, duration, voices and download link', async () => {
+  const card = await (await fetch(new URL(`api/scripts/${TRIAL}`, base))).json();
+  assert.ok(card.audio, `the trial has a recording: ${card.audio_reason}`);
+  const page = await openPage(1280);
+  await go(page, `#/trials/${TRIAL}`);
+  const shown = await page.evaluate(() => {
+    const panel = document.querySelector('section.recording');
+    const link = panel.querySelector('a[download]');
+    return {
+      sha: panel.querySelector('[data-audio-sha256]').textContent,
+      href: link.href,
+      download: link.getAttribute('download'),
+      src: panel.querySelector('audio').src,
+      text: panel.textContent,
+    };
+  });
+  const seconds = Math.round(card.audio.duration_s);
+  const clock = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+  assert.equal(shown.sha, card.audio.sha256);
+  assert.equal(shown.href, new URL(card.audio.url, base).href);
+  assert.equal(shown.src, shown.href);
+  assert.equal(shown.download, `${TRIAL}.opus`);
+  assert.ok(shown.text.includes(`${clock} (${card.audio.duration_s.toFixed(1)} s)`), shown.text);
+  for (const v of card.audio.voices) assert.ok(shown.text.includes(`${v.speaker} (${v.role}): ${v.voice}`), v.speaker);
+  assert.match(shown.text, /may be easier or harder to transcribe than real speakers/);
+
+  // The first second plays: muted playback needs no user gesture; byte ranges feed the element.
+  const played = await page.evaluate(async () => {
+    const audio = document.querySelector('section.recording audio');
+    audio.muted = true;
+    await audio.play();
+    const start = performance.now();
+    while (audio.currentTime < 1 && !audio.error && performance.now() - start < 15_000) await new Promise((r) => setTimeout(r, 50));
+    audio.pause();
+    return { readyState: audio.readyState, currentTime: audio.currentTime, duration: audio.duration, error: audio.error?.code ?? null };
+  });
+  assert.equal(played.error, null, 'no media error');
+  assert.ok(played.readyState >= 2, `readyState ${played.readyState} (HAVE_CURRENT_DATA or better)`);
+  assert.ok(played.currentTime >= 1, `currentTime advanced to ${played.currentTime}`);
+  assert.ok(Math.abs(played.duration - card.audio.duration_s) < 0.05, `duration ${played.duration} vs ${card.audio.duration_s}`);
+  await screenshot(page, 'trial-recording');
+  await closePage(page);
+});
+
+test('a trial without a recording says why, at 375 px too', async () => {
+  const page = await openPage(375);
+  // The API's answer for a trial that has no recording (the corpus allows it).
+  await page.route(`**/api/scripts/${TRIAL}`, async (route) => {
+    const response = await route.fetch();
+    const body = { ...(await response.json()), audio: null, audio_reason: 'this trial has no recording yet' };
+    await route.fulfill({ response, json: body });
+  });
+  await go(page, `#/trials/${TRIAL}`);
+  const panel = await page.evaluate(() => ({
+    text: document.querySelector('section.recording [data-audio-missing]')?.textContent,
+    players: document.querySelectorAll('audio').length,
+  }));
+  assert.deepEqual(panel, { text: 'No recording: this trial has no recording yet.', players: 0 });
+  await assertNoHorizontalScroll(page, 'trial page without a recording');
+  await closePage(page);
+});
+
 test('back, forward and reload re-render each route', async () => {
   const page = await openPage(1280);
   await go(page, '#/');
@@ -364,14 +459,24 @@ test('back, forward and reload re-render each route', async () => {
   await closePage(page);
 });
 
-test('the leaderboard lists a vendor after 3 runs, with a loading badge and copyable embeds', async () => {
+test('the leaderboard lists a vendor after 3 runs, and a complete suite earns a loading badge with copyable embeds', async () => {
+  // vendorRun's first run (the report test) was unsafe: it is listed, never passes, and says why.
   for (const name of ['reference', 'misspelled']) await submitViaApi({ script_id: TRIAL, vendor: vendorRun, scribe_output: note(TRIAL, name) });
+  const vendorSafe = `${vendorRun} Safe`;
+  // A badge needs the complete suite: every public trial's reference note, plus two more runs.
+  const suite = (await (await fetch(new URL('api/scripts', base))).json()).filter((c) => !c.sealed).map((c) => c.id);
+  for (const trial of suite) await submitViaApi({ script_id: trial, vendor: vendorSafe, scribe_output: note(trial, 'reference') });
+  for (const name of ['reference', 'misspelled']) await submitViaApi({ script_id: TRIAL, vendor: vendorSafe, scribe_output: note(TRIAL, name) });
   const page = await openPage(1280, { permissions: ['clipboard-read', 'clipboard-write'] });
   await go(page, '#/leaderboard');
-  const row = page.locator('table.leaderboard tbody tr', { hasText: vendorRun });
+  const row = page.locator('table.leaderboard tbody tr').filter({ has: page.locator('th.vendor', { hasText: new RegExp(`^${vendorRun}$`) }) });
   await row.waitFor();
   assert.match(await row.textContent(), /\b3\b/, 'three runs');
-  const card = page.locator('.badge-card', { hasText: vendorRun });
+  const unsafeCard = page.locator('.badge-card').filter({ has: page.getByRole('heading', { name: vendorRun, exact: true }) });
+  assert.match(await unsafeCard.locator('.no-badge').textContent(), /^No badge: one note was flagged unsafe as written \(a critical error awaiting clinician review\)/);
+  const vendors = await page.locator('table.leaderboard tbody th.vendor').allTextContents();
+  assert.ok(vendors.findIndex((v) => v.startsWith(vendorSafe)) < vendors.findIndex((v) => v === vendorRun), 'the safe vendor ranks above the unsafe one');
+  const card = page.locator('.badge-card').filter({ has: page.getByRole('heading', { name: vendorSafe, exact: true }) });
   const badge = card.locator('img.badge-img');
   await badge.waitFor();
   await page.waitForFunction((img) => img.complete, await badge.elementHandle());
@@ -379,11 +484,25 @@ test('the leaderboard lists a vendor after 3 runs, with a loading badge and copy
   assert.ok(await card.locator('svg.dist').count() === 1, 'a distribution chart');
 
   const markdown = await card.getByLabel('Markdown').inputValue();
-  assert.match(markdown, /^\[!\[scribe-trials Trial Pass: Browser Test \d+\]\(http:\/\/127\.0\.0\.1:\d+\/scribe-trials\/api\/badge\/Browser%20Test%20\d+\.svg\)\]\(/);
-  assert.match(await card.getByLabel('HTML').inputValue(), /^<a href="[^"]+#\/leaderboard"><img src="[^"]+\/api\/badge\/Browser%20Test%20\d+\.svg" alt="[^"]+"><\/a>$/);
+  assert.match(markdown, /^\[!\[scribe-trials Trial Pass: Browser Test \d+ Safe\]\(http:\/\/127\.0\.0\.1:\d+\/scribe-trials\/api\/badge\/Browser%20Test%20\d+%20Safe\.svg\)\]\(/);
+  assert.match(await card.getByLabel('HTML').inputValue(), /^<a href="[^"]+#\/leaderboard"><img src="[^"]+\/api\/badge\/Browser%20Test%20\d+%20Safe\.svg" alt="[^"]+"><\/a>$/);
   await card.getByRole('button', { name: 'Copy' }).first().click();
   await card.getByText('Copied.').first().waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), markdown);
+
+  // The vendor's own page: the suite, every public trial, the real run scores.
+  await page.locator('table.leaderboard tbody th.vendor a', { hasText: new RegExp(`^${vendorSafe}$`) }).click();
+  await page.waitForURL(/#\/vendors\//);
+  await settle(page);
+  assert.equal(await page.locator('h1').textContent(), `Vendor: ${vendorSafe}`);
+  assert.equal(await page.locator('#per-trial tbody tr').count(), suite.length, 'one row per public trial');
+  assert.equal(await page.locator('#runs table.runs tbody tr').count(), suite.length + 2, 'every run of the vendor');
+  assert.match(await page.locator('#standing').textContent(), new RegExp(`${suite.length} of ${suite.length} public trials run`));
+  assert.equal(await page.locator('#runs svg.runs-hist rect').count(), 10, 'ten score bins');
+  await assertNoHorizontalScroll(page, 'vendor');
+  await axeCheck(page, 'vendor at 1280 px');
+  await page.goBack();
+  await settle(page);
 
   // Sorting: the Runs header toggles aria-sort and reorders.
   const runsHeader = page.locator('table.leaderboard th', { hasText: 'Runs' });
@@ -455,8 +574,10 @@ for (const width of WIDTHS) {
       { name: 'trials', hash: '#/', check: async (p) => assert.ok(await p.locator('.cards .card').count() >= 8 && await p.locator('.card .hash').count() >= 8, 'trial cards with corpus hashes') },
       { name: 'trial', hash: `#/trials/${TRIAL}`, check: async (p) => assert.ok((await p.locator('.encounter').textContent()).length > 500 && await p.locator('.warning').count() === 1 && await p.locator('.instructions').count() === 1) },
       { name: 'report', hash: `#/submissions/${reportId}`, check: async (p) => assert.ok(await p.locator('.banner-unsafe').count() === 1 && await p.locator('#meds .med').count() >= 1) },
+      { name: 'rubric report', hash: `#/submissions/${rubricReportId}`, check: async (p) => assert.ok(await p.locator('#checklist tbody tr').count() === 29 && await p.locator('#deductions tbody tr').count() >= 1) },
       { name: 'leaderboard', hash: '#/leaderboard', check: async (p) => assert.ok(await p.locator('table.leaderboard tbody tr').count() >= 1) },
-      { name: 'methodology', hash: '#/methodology', check: async (p) => assert.match(await p.locator('main').textContent(), /Grader[\s\S]*Assertion[\s\S]*Normalisers/) },
+      { name: 'vendor', hash: `#/vendors/${encodeURIComponent(vendorRun)}`, check: async (p) => assert.ok(await p.locator('#per-trial tbody tr').count() >= 10 && await p.locator('#runs table.runs tbody tr').count() >= 3) },
+      { name: 'methodology', hash: '#/methodology', check: async (p) => assert.match(await p.locator('main').textContent(), /Grader[\s\S]*Assertion[\s\S]*Normalisers[\s\S]*Kind rubric[\s\S]*Critical invented completed action−15[\s\S]*Limitations[\s\S]*may be easier or harder to transcribe than real speakers/) },
       { name: 'notfound', hash: '#/no/such/page', check: async (p) => assert.equal(await p.locator('h1').textContent(), 'Page not found') },
     ];
     const page = await openPage(width);

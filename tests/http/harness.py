@@ -109,10 +109,11 @@ def alive(pid):
 
 
 class Stack:
-    def __init__(self, *, workers=4, submit_rate="100000r/s", submit_burst=100000, corpus=None, extra_env=None):
+    def __init__(self, *, workers=4, read_workers=2, submit_rate="100000r/s", submit_burst=100000,
+                 submit_concurrency=10000, corpus=None, extra_env=None, db_path=None):
         self.tmp = tempfile.mkdtemp(prefix="scribe-http-")
         self.port = free_port()
-        self.db_path = os.path.join(self.tmp, "test.db")
+        self.db_path = db_path or os.path.join(self.tmp, "test.db")
         self.run_dir = os.path.join(self.tmp, "run")
         self.log_path = os.path.join(self.tmp, "serve.log")
         self.env = dict(os.environ)
@@ -124,14 +125,16 @@ class Stack:
             "SCRIBE_BUILD_DIR": BUILD_DIR,
             "SCRIBE_SKIP_SETUP": "1",
             "SCRIBE_WORKERS": str(workers),
+            "SCRIBE_READ_WORKERS": str(read_workers),
             "SCRIBE_SUBMIT_RATE": submit_rate,
             "SCRIBE_SUBMIT_BURST": str(submit_burst),
+            "SCRIBE_SUBMIT_CONCURRENCY": str(submit_concurrency),
             "SCRIBE_OFFLINE": "1",
         })
         if corpus:
             self.env["SCRIBE_CORPUS"] = corpus
         self.env.update(extra_env or {})
-        self.workers = workers
+        self.workers = workers + read_workers  # every worker process of the supervisor
         self.proc = None
         self.log = open(os.devnull, "wb")
         self.base = f"http://127.0.0.1:{self.port}{PREFIX}"
@@ -177,7 +180,12 @@ class Stack:
             return []
 
     def socket_path(self):
+        """The submit workers' FastCGI socket."""
         return os.path.join(self.run_dir, "fcgi.sock")
+
+    def read_socket_path(self):
+        """The socket of the workers serving every other route."""
+        return os.path.join(self.run_dir, "fcgi-read.sock")
 
     def stop(self, timeout=15):
         """SIGTERM to scripts/serve; returns its exit status and the pids that were running."""

@@ -41,10 +41,12 @@ TEST(VendorProblem, CountsCharactersNotBytes) {
 }
 
 TEST(ParseSubmission, ValidBody) {
-  auto r = ParseSubmission(R"({"script_id":"03-x","vendor":"Acme","scribe_output":"","extra":1})");
+  auto r = ParseSubmission(R"({"script_id":"03-x","vendor":"Acme","scribe_output":" No SI.","extra":1})");
   ASSERT_TRUE(std::holds_alternative<Submission>(r));
   EXPECT_EQ(std::get<Submission>(r).script_id, "03-x");
-  EXPECT_EQ(std::get<Submission>(r).scribe_output, "");
+  EXPECT_EQ(std::get<Submission>(r).scribe_output, " No SI.");
+  EXPECT_FALSE(std::get<Submission>(r).dry_run);
+  EXPECT_EQ(std::get<Submission>(r).corpus_hash, "");
 }
 
 TEST(ParseSubmission, Problems) {
@@ -65,6 +67,12 @@ TEST(ParseSubmission, Problems) {
             "422 invalid_field scribe_output must be a string");
   std::string long_note = R"({"script_id":"a","vendor":"v","scribe_output":")" + std::string(200001, 'x') + "\"}";
   EXPECT_EQ(problem(long_note), "422 invalid_field scribe_output must be at most 200000 characters (got 200001)");
+  EXPECT_EQ(problem(R"({"script_id":"a","vendor":"v","scribe_output":" \n\t"})"),
+            "422 invalid_field scribe_output must not be empty or only whitespace");
+  EXPECT_EQ(problem(R"({"script_id":"a","vendor":"v","scribe_output":"x","dry_run":"true"})"),
+            "422 invalid_field dry_run must be true or false");
+  EXPECT_EQ(problem(R"({"script_id":"a","vendor":"v","scribe_output":"x","corpus_hash":"ABC"})"),
+            "422 invalid_field corpus_hash must be 64 lower-case hexadecimal characters (a SHA-256)");
 }
 
 TEST(Headers, ContentLength) {
@@ -100,6 +108,21 @@ TEST(Errors, JsonShapeAndEscaping) {
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(r.content_type, "application/json");
   EXPECT_EQ(r.body, "{\"error\":{\"code\":\"unknown_trial\",\"message\":\"unknown trial '\\\"<x>\xef\xbf\xbd'\"}}\n");
+  EXPECT_EQ(r.headers, (std::vector<std::pair<std::string, std::string>>{{"Cache-Control", "no-cache"}}));
+}
+
+TEST(Errors, StorageStatuses) {
+  EXPECT_STREQ(StatusReason(507), "Insufficient Storage");
+  EXPECT_EQ(ResponseHead(JsonError(507, "storage_full", "x")).rfind("Status: 507 Insufficient Storage\r\n", 0), 0u);
+}
+
+TEST(Headers, NginxMsec) {
+  EXPECT_EQ(ParseMsec("1735689600.123"), 1735689600123);
+  EXPECT_EQ(ParseMsec("0.000"), 0);
+  for (const char* bad : {"", "1735689600", "1735689600.12", "1735689600.1234", ".123", "-1.000", "1e9.000",
+                          "17356896001234.000", " 1.000", "1.000 ", "1,000"})
+    EXPECT_EQ(ParseMsec(bad), std::nullopt) << bad;
+  EXPECT_EQ(ParseMsec(nullptr), std::nullopt);
 }
 
 TEST(Errors, ResponseHeadStartsWithStatusAndContentType) {

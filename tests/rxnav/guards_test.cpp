@@ -2,13 +2,17 @@
 // approximateTerm parsing (current and old shapes), name keys, timestamps, configuration.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -115,6 +119,147 @@ TEST(RateLimiter, ProcessesSharingAStateFileShareOneBudget) {
   std::remove(file.c_str());
 }
 
+TEST(RateLimiter, TryAcquireRefusesAWaitOverItsLimitAndReservesNothing) {
+  int64_t now = 0;
+  RateLimiter limiter(20, 1, [&] { return now; }, [&](int64_t us) { now += us; });
+  EXPECT_EQ(limiter.TryAcquire(0), 0);
+  EXPECT_EQ(limiter.TryAcquire(49'999), std::nullopt) << "the next slot is 50 ms away";
+  EXPECT_EQ(limiter.TryAcquire(49'999), std::nullopt) << "a refusal reserved nothing";
+  EXPECT_EQ(limiter.TryAcquire(50'000), 50'000);
+  EXPECT_EQ(now, 50'000);
+}
+
+// A state file in a fresh private directory, removed afterwards.
+class StateFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/scribe-rate-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    path_ = dir_ + "/scribe-rate-0123456789abcdef";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Writes the raw bytes of a state (magic, tokens, time) as a damaged or hostile file would.
+  void Plant(const char* magic, double tokens, int64_t last_us) {
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out.write(magic, 8);
+    out.write(reinterpret_cast<const char*>(&tokens), sizeof tokens);
+    out.write(reinterpret_cast<const char*>(&last_us), sizeof last_us);
+  }
+  std::string Read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  std::string dir_, path_;
+};
+
+TEST_F(StateFile, GarbageContentsAreNeverTrusted) {
+  // tokens = -1e9 once meant a 1.6-year sleep, -1e300 an out-of-range conversion (UB)
+  const int64_t t = 1'000'000'000;
+  struct Case {
+    const char* magic;
+    double tokens;
+    int64_t last;
+  } cases[] = {
+      {"scrbrat1", -1e9, t},
+      {"scrbrat1", -1e300, t},
+      {"scrbrat1", std::nan(""), t},
+      {"scrbrat1", std::numeric_limits<double>::infinity(), t},
+      {"scrbrat1", -std::numeric_limits<double>::infinity(), t},
+      {"scrbrat1", 1e300, t},
+      {"scrbrat1", 0, t + 3'600'000'000LL},  // an hour ahead: damaged, not a queue
+      {"scrbrat1", 0, std::numeric_limits<int64_t>::max()},
+      {"scrbrat1", 0, std::numeric_limits<int64_t>::min()},
+      {"scrbrat1", 0, -1},
+      {"notours!", 1, t},
+  };
+  for (const Case& c : cases) {
+    Plant(c.magic, c.tokens, c.last);
+    int64_t now = t;
+    std::vector<int64_t> slept;
+    RateLimiter limiter(20, 1, [&] { return now; }, [&](int64_t us) { slept.push_back(us); now += us; }, path_);
+    EXPECT_EQ(limiter.Acquire(), 0) << c.tokens << " " << c.last << ": a bad state starts the bucket full";
+    EXPECT_EQ(limiter.Acquire(), 50'000) << c.tokens << " " << c.last << ": and then limits as usual";
+    EXPECT_EQ(slept, std::vector<int64_t>{50'000});
+    EXPECT_EQ(limiter.shared_problem(), "") << "the file itself was usable";
+  }
+  // a short file, and an empty one
+  for (const char* bytes : {"scrbrat1\x01", ""}) {
+    { std::ofstream(path_, std::ios::binary | std::ios::trunc) << bytes; }
+    int64_t now = t;
+    RateLimiter limiter(20, 1, [&] { return now; }, [&](int64_t us) { now += us; }, path_);
+    EXPECT_EQ(limiter.Acquire(), 0);
+    EXPECT_EQ(Read(path_).size(), 24u) << "rewritten whole";
+  }
+}
+
+TEST_F(StateFile, AValidStateIsShared) {
+  int64_t now = 5'000'000;
+  RateLimiter a(20, 1, [&] { return now; }, [&](int64_t) {}, path_);
+  RateLimiter b(20, 1, [&] { return now; }, [&](int64_t) {}, path_);
+  EXPECT_EQ(a.Acquire(), 0);
+  EXPECT_EQ(b.Acquire(), 50'000) << "b sees a's request through the file";
+  EXPECT_EQ(a.Acquire(), 100'000) << "and a sees b's reservation";
+  std::string bytes = Read(path_);
+  ASSERT_EQ(bytes.size(), 24u);
+  EXPECT_EQ(bytes.substr(0, 8), "scrbrat1");
+}
+
+TEST_F(StateFile, APlantedSymlinkIsNotFollowed) {
+  const std::string victim = dir_ + "/victim.db";
+  { std::ofstream(victim) << "SQLite format 3"; }
+  std::filesystem::create_symlink(victim, path_);
+  int64_t now = 0;
+  RateLimiter limiter(20, 1, [&] { return now; }, [&](int64_t us) { now += us; }, path_);
+  EXPECT_EQ(limiter.Acquire(), 0);
+  EXPECT_EQ(limiter.shared_problem(), path_ + " is a symbolic link");
+  EXPECT_EQ(limiter.Acquire(), 50'000) << "the bucket still limits, in-process";
+  EXPECT_EQ(Read(victim), "SQLite format 3") << "the link's target is untouched";
+  // a dangling link is not followed to create its target either
+  std::filesystem::remove(path_);
+  std::filesystem::create_symlink(dir_ + "/created-through-link", path_);
+  limiter.Acquire();
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/created-through-link"));
+}
+
+TEST_F(StateFile, OnlyARegularFileOfOursWithOneLinkIsUsed) {
+  int64_t now = 0;
+  auto limiter = [&] { return RateLimiter(20, 1, [&] { return now; }, [&](int64_t us) { now += us; }, path_); };
+  std::filesystem::create_directory(path_);
+  {
+    RateLimiter l = limiter();
+    l.Acquire();
+    EXPECT_EQ(l.shared_problem(), path_ + ": Is a directory");
+  }
+  std::filesystem::remove(path_);
+  ASSERT_EQ(mkfifo(path_.c_str(), 0600), 0);
+  {
+    RateLimiter l = limiter();
+    l.Acquire();  // O_NONBLOCK: a FIFO never blocks the open
+    EXPECT_EQ(l.shared_problem(), path_ + " is not a regular file");
+  }
+  std::filesystem::remove(path_);
+  const std::string other = dir_ + "/other";
+  { std::ofstream(other) << "keep me"; }
+  std::filesystem::create_hard_link(other, path_);
+  {
+    RateLimiter l = limiter();
+    l.Acquire();
+    EXPECT_EQ(l.shared_problem(), path_ + " has 2 links");
+    EXPECT_EQ(Read(other), "keep me");
+  }
+  std::filesystem::remove(path_);
+  if (geteuid() == 0) {  // root can plant a file that belongs to someone else
+    { std::ofstream(path_) << ""; }
+    ASSERT_EQ(chown(path_.c_str(), 65534, 65534), 0);
+    RateLimiter l = limiter();
+    l.Acquire();
+    EXPECT_EQ(l.shared_problem(), path_ + " belongs to another user");
+  }
+}
+
 TEST(ApproximateTerm, CurrentShapeOneCandidatePerRxcuiRankThenScore) {
   auto c = ParseApproximateTerm(Fixture("rxnav/approximateTerm/sertaline.json"));
   ASSERT_TRUE(c);
@@ -203,6 +348,25 @@ TEST(LiveConfig, DefaultsAndEnvironment) {
     EXPECT_LT(c.ttl_negative_s, c.ttl_ok_s);
     EXPECT_LT(c.ttl_error_s, c.ttl_negative_s);
     EXPECT_EQ(c.rxnav_rate, 20);
+    EXPECT_EQ(c.rate_state_dir, std::nullopt) << "beside the database, filled in by the SQL shell";
+    EXPECT_EQ(c.note_budget_ms, 5000);
+    EXPECT_EQ(c.note_budget_requests, 40);
+  }
+  {
+    EnvGuard env(
+        {{"SCRIBE_RATE_DIR", "off"}, {"SCRIBE_LIVE_BUDGET_MS", "90000"}, {"SCRIBE_LIVE_BUDGET_REQUESTS", "0"}});
+    LiveConfig c = LiveConfigFromEnv();
+    EXPECT_EQ(c.rate_state_dir, "") << "off: per process";
+    EXPECT_EQ(c.note_budget_ms, 30000) << "clamped to 30 s";
+    EXPECT_EQ(c.note_budget_requests, 0) << "cache and offline only";
+  }
+  {
+    EnvGuard env(EnvGuard::Vars{{"SCRIBE_RATE_DIR", "/var/lib/scribe"}});
+    EXPECT_EQ(LiveConfigFromEnv().rate_state_dir, "/var/lib/scribe");
+  }
+  {
+    EnvGuard env(EnvGuard::Vars{{"SCRIBE_LIVE_BUDGET_MS", "0"}});
+    EXPECT_THROW(LiveConfigFromEnv(), std::invalid_argument);
   }
   {
     EnvGuard env({{"SCRIBE_OFFLINE", "1"}, {"SCRIBE_RXNAV_URL", "http://127.0.0.1:4000/REST/"},

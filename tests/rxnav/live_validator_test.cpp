@@ -244,6 +244,53 @@ TEST_F(LiveValidatorTest, RateLimitKeepsRxnavAtTwentyRequestsPerSecond) {
   for (size_t i = 0; i + 20 < times.size(); ++i) EXPECT_GE(times[i + 20] - times[i], 0.95) << i;
 }
 
+TEST_F(LiveValidatorTest, RequestBudgetPerNoteThenOffline) {
+  LiveConfig c = Config();
+  c.note_budget_requests = 2;
+  auto validator = Make(c);
+  int before = RxnavRequests();
+  Validation v = validator->Validate("sertraline", std::nullopt);
+  EXPECT_EQ(RxnavRequests() - before, 2) << "approximateTerm and version.json; properties would be the third";
+  EXPECT_EQ(v.source, "local");
+  EXPECT_EQ(v.reason, "rxnav not asked: live-validation budget spent (2 upstream requests per note); " +
+                          Offline("sertraline"));
+  EXPECT_EQ(validator->Validate("lisinopril", std::nullopt).reason,
+            "rxnav not asked: live-validation budget spent (2 upstream requests per note); " + Offline("lisinopril"));
+  EXPECT_EQ(validator->stats().over_budget, 2);
+  // a new note: the budget is back, and what was already read costs nothing
+  validator->BeginNote();
+  before = RxnavRequests();
+  v = validator->Validate("sertraline", std::nullopt);
+  EXPECT_EQ(RxnavRequests() - before, 1) << "properties; approximateTerm came from memory";
+  EXPECT_EQ(validator->stats().openfda_requests, 1);
+  EXPECT_EQ(v.source, "rxnav");
+  EXPECT_EQ(v.reason, std::string("rxnav: rank-1 match sertraline (36437); ") + kSertralineFda);
+  // a budget of none: cache and offline only
+  c.note_budget_requests = 0;
+  EXPECT_EQ(Make(c)->Validate("zoloft", std::nullopt).reason,
+            "rxnav not asked: live-validation budget spent (0 upstream requests per note); " + Offline("zoloft"));
+}
+
+TEST_F(LiveValidatorTest, TimeBudgetPerNoteCutsARequestShortWithoutBlamingTheUpstream) {
+  server_->SetMode("slow", "ok");
+  LiveConfig c = Config();
+  c.note_budget_ms = 400;  // below the 0.7 s request timeout
+  auto validator = Make(c);
+  auto start = std::chrono::steady_clock::now();
+  Validation v = validator->Validate("sertaline", std::nullopt);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, Ms(650)) << "cut at the budget, not the request timeout";
+  EXPECT_EQ(v.reason, "rxnav unreachable (no answer before the live-validation budget of 0.4 s per note ran out); " +
+                          Offline("sertaline"));
+  start = std::chrono::steady_clock::now();
+  EXPECT_EQ(validator->Validate("zoloft", std::nullopt).reason,
+            "rxnav not asked: live-validation budget spent (0.4 s per note); " + Offline("zoloft"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, Ms(50));
+  // the cut request did not open the breaker: the next note asks RxNav again
+  server_->SetMode("ok", "ok");
+  validator->BeginNote();
+  EXPECT_EQ(validator->Validate("sertraline", std::nullopt).source, "rxnav");
+}
+
 TEST_F(LiveValidatorTest, VersionsRecordWhatWasUsed) {
   auto validator = Make();
   json before = validator->Versions();

@@ -8,7 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=$(SCRIBE_OFFLINE=1 sqlite3 "$tmp/data.db" ".load build/scribe" "select scribe_load_corpus('corpus/scripts')" \
   "select json_extract(grade_submission('03-depression-suicidal-ideation','Patient on sertaline 50mg daily. Reports insomnia. No SI.'),'\$.score_total')")
-expected=$'10\n0.85'
+expected=$'13\n0.85'
 if [[ $out != "$expected" ]]; then
   printf 'readme_command: expected:\n%s\ngot:\n%s\n' "$expected" "$out"
   echo "0 passed, 1 failed"
@@ -17,8 +17,16 @@ fi
 # The database is migrated, in WAL mode, and keeps the corpus for the next session.
 mode=$(sqlite3 "$tmp/data.db" "PRAGMA journal_mode")
 count=$(sqlite3 "$tmp/data.db" "SELECT count(*) FROM trials")
-if [[ $mode != wal || $count != 10 ]]; then
-  echo "readme_command: journal_mode=$mode trials=$count (expected wal, 10)"
+if [[ $mode != wal || $count != 13 ]]; then
+  echo "readme_command: journal_mode=$mode trials=$count (expected wal, 13)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+# readfile() of a missing file is NULL in the stock shell, and so is its grade (not an empty note).
+missing=$(SCRIBE_OFFLINE=1 sqlite3 "$tmp/data.db" ".load build/scribe" \
+  "select grade_submission('03-depression-suicidal-ideation', readfile('$tmp/no-such-note.txt')) is null")
+if [[ $missing != 1 ]]; then
+  echo "readme_command: grade of readfile(missing) is not NULL: $missing"
   echo "0 passed, 1 failed"
   exit 1
 fi

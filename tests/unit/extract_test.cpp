@@ -365,5 +365,291 @@ TEST(ExtractLabs, SameNamesWithADoseAreDrugs) {
   ASSERT_EQ(b.drugs.size(), 1u);
 }
 
+// ---------------------------------------------------------------- sig shapes (issue 10)
+
+std::string DoseText(const DrugMention& m) { return m.dose ? m.dose->Text() : "(none)"; }
+
+TEST(ExtractSigShapes, CountTimesStrengthAcrossTheName) {
+  auto a = AnalyzeText("Take 2 tablets of acetaminophen 500 mg every 6 hours");
+  ASSERT_EQ(Drugs(a), Strings{"acetaminophen"});
+  EXPECT_EQ(DoseText(a.drugs[0]), "1000 mg");
+  EXPECT_DOUBLE_EQ(PerDay(a.drugs[0]), 4);
+  EXPECT_EQ(Route(a.drugs[0]), "oral");
+
+  auto b = AnalyzeText("half a tablet of metoprolol tartrate 50 mg");
+  ASSERT_EQ(Drugs(b), Strings{"metoprolol"});
+  EXPECT_EQ(DoseText(b.drugs[0]), "25 mg");
+  EXPECT_EQ(b.drugs[0].salt, "tartrate");
+
+  EXPECT_EQ(DoseText(AnalyzeText("Take 1/2 tab of metoprolol 50 mg daily").drugs.at(0)), "25 mg");
+  EXPECT_EQ(DoseText(AnalyzeText("one and a half tablets of lorazepam 1 mg").drugs.at(0)), "1.5 mg");
+  EXPECT_EQ(DoseText(AnalyzeText("metoprolol 50 mg, take 1/2 tab twice daily").drugs.at(0)), "25 mg");
+}
+
+TEST(ExtractSigShapes, RangesAndPuffs) {
+  auto a = AnalyzeText("acetaminophen 500 mg, take 1\xE2\x80\x93" "2 tablets every 6 hours as needed");
+  ASSERT_EQ(a.drugs.size(), 1u);
+  const DrugMention& m = a.drugs[0];
+  EXPECT_EQ(DoseText(m), "500-1000 mg");
+  ASSERT_TRUE(m.dose && m.dose->low);
+  EXPECT_DOUBLE_EQ(*m.dose->low, 500);
+  EXPECT_DOUBLE_EQ(m.dose->value, 1000);
+  EXPECT_TRUE(m.frequency.prn);
+
+  auto b = AnalyzeText("2 puffs of albuterol 90 mcg/actuation q4h prn");
+  ASSERT_EQ(b.drugs.size(), 1u);
+  EXPECT_EQ(DoseText(b.drugs[0]), "180 mcg");
+  std::vector<std::string> doses;
+  for (const Dose& d : b.drugs[0].doses) doses.push_back(d.Text());
+  EXPECT_EQ(doses, (Strings{"180 mcg", "90 mcg", "2 puff"}));  // the count stays comparable with "2 puffs"
+  EXPECT_EQ(Route(b.drugs[0]), "inhaled");
+}
+
+TEST(ExtractSigShapes, HeldOutCyanocobalaminMonthly) {
+  auto a = AnalyzeText("cyanocobalamin 1000 mcg IM monthly");
+  ASSERT_EQ(a.drugs.size(), 1u);
+  const DrugMention& m = a.drugs[0];
+  EXPECT_EQ(m.drug, "cyanocobalamin");
+  EXPECT_EQ(m.rxcui, "11248");
+  EXPECT_EQ(DoseText(m), "1000 mcg");
+  EXPECT_DOUBLE_EQ(PerDay(m), 1.0 / 30.0);
+  EXPECT_EQ(Route(m), "intramuscular");
+}
+
+TEST(ExtractSigShapes, SpellingAndGluedSigWords) {
+  auto a = AnalyzeText("Tkae 1 talbet of ibuprofen 200mg 3 tiems every day for 10 wekes");
+  ASSERT_EQ(Drugs(a), Strings{"ibuprofen"});
+  EXPECT_EQ(DoseText(a.drugs[0]), "200 mg");
+  EXPECT_DOUBLE_EQ(PerDay(a.drugs[0]), 3);
+  EXPECT_EQ(a.drugs[0].frequency.text, "3 tiems every day");  // the text as written
+  auto b = AnalyzeText("ondansetron 4 mg 1 tabs po tidprnas needed for nausea");
+  ASSERT_EQ(Drugs(b), Strings{"ondansetron"});
+  EXPECT_DOUBLE_EQ(PerDay(b.drugs[0]), 3);
+  EXPECT_TRUE(b.drugs[0].frequency.prn);
+  // offsets stay those of the original text
+  auto c = AnalyzeText("amoxicillin 500 mg T.I.D x 7 days");
+  ASSERT_EQ(c.drugs.size(), 1u);
+  EXPECT_DOUBLE_EQ(PerDay(c.drugs[0]), 3);
+  EXPECT_EQ(c.drugs[0].frequency.text, "T.I.D");
+  EXPECT_EQ(c.drugs[0].char_end, 11u);
+}
+
+TEST(ExtractSigShapes, WholeSigWithoutADrug) {
+  Sig s = ReadWholeSig("take 1/2 to 1 one-half to one tablet by mouth once daily as needed");
+  ASSERT_TRUE(s.dose);
+  EXPECT_EQ(s.dose->Text(), "0.5-1 tablet");
+  ASSERT_TRUE(s.frequency.per_day);
+  EXPECT_DOUBLE_EQ(*s.frequency.per_day, 1);
+  EXPECT_TRUE(s.frequency.prn);
+  EXPECT_EQ(s.route, "oral");
+  Sig glued = ReadWholeSig("1 caps po bidx10 days");
+  ASSERT_TRUE(glued.frequency.per_day);
+  EXPECT_DOUBLE_EQ(*glued.frequency.per_day, 2);
+  Sig repeated = ReadWholeSig("take 3 mls by nebulization every 4 four hours as needed");
+  ASSERT_TRUE(repeated.frequency.per_day);
+  EXPECT_DOUBLE_EQ(*repeated.frequency.per_day, 6);
+  EXPECT_EQ(repeated.route, "inhaled");
+  EXPECT_FALSE(ReadWholeSig("use as directed").dose);
+}
+
+// ---------------------------------------------------------------- abbreviations
+
+TEST(ExtractAbbreviations, SigAbbreviationIsNotADrug) {
+  auto a = AnalyzeText("tiotropium 18 mcg inh daily");
+  ASSERT_EQ(Drugs(a), Strings{"tiotropium"});  // "inh" is not isoniazid
+  EXPECT_EQ(DoseText(a.drugs[0]), "18 mcg");
+  EXPECT_DOUBLE_EQ(PerDay(a.drugs[0]), 1);      // nor does it take tiotropium's frequency
+  EXPECT_EQ(Route(a.drugs[0]), "inhaled");
+  // in capitals after a dose it is still the route
+  EXPECT_EQ(Drugs(AnalyzeText("Tiotropium 18 mcg INH daily")), Strings{"tiotropium"});
+  // in capitals where a drug name stands, INH is isoniazid
+  auto b = AnalyzeText("Continue INH 300 mg daily with pyridoxine.");
+  ASSERT_EQ(Drugs(b), (Strings{"isoniazid", "pyridoxine"}));
+  EXPECT_DOUBLE_EQ(DoseValue(b.drugs[0]), 300);
+}
+
+TEST(ExtractAbbreviations, ClassNamesInAnAllergyContext) {
+  auto a = AnalyzeText("PCN-class allergy (hives).");
+  ASSERT_EQ(a.drugs.size(), 1u);
+  const DrugMention& m = a.drugs[0];
+  EXPECT_EQ(m.mention, "PCN-class");
+  EXPECT_EQ(m.drug, "penicillins");
+  EXPECT_EQ(m.drug_class, "penicillins");
+  EXPECT_EQ(m.key, "class:penicillins");
+  EXPECT_EQ(m.rxcui, "");
+  EXPECT_TRUE(m.in_allergy_context);
+
+  auto b = AnalyzeText("Allergic to penicillins, sulfa drugs and NSAIDs.");
+  EXPECT_EQ(Drugs(b), (Strings{"penicillins", "sulfonamide antibiotics", "NSAIDs"}));
+  for (const DrugMention& d : b.drugs) EXPECT_TRUE(d.in_allergy_context) << d.mention;
+}
+
+TEST(ExtractAbbreviations, ClassNamesElsewhereAreNotMentions) {
+  EXPECT_TRUE(AnalyzeText("Avoid NSAIDs. NSAID interaction risk with warfarin noted.").drugs.size() == 1u);
+  EXPECT_EQ(Drugs(AnalyzeText("Avoid NSAIDs. NSAID interaction risk with warfarin noted.")), Strings{"warfarin"});
+  // a class name written with a dose names the class's prescribed member
+  auto a = AnalyzeText("penicillin 500 mg PO QID x 10 days");
+  ASSERT_EQ(a.drugs.size(), 1u);
+  EXPECT_EQ(a.drugs[0].drug, "penicillin V");
+  EXPECT_EQ(a.drugs[0].key, "7984");
+  EXPECT_EQ(a.drugs[0].drug_class, "");
+  // a class with no prescribed member is never a medication
+  EXPECT_TRUE(AnalyzeText("cephalosporins 500 mg daily").drugs.empty());
+}
+
+// ---------------------------------------------------------------- equivalent ingredients
+
+TEST(ExtractEquivalents, SaltsAndVitaminsShareAKey) {
+  auto a = AnalyzeText("lithium carbonate 300 mg; lithium 300 mg; Lithobid 300 mg; lithium citrate 8 mEq");
+  ASSERT_EQ(a.drugs.size(), 4u);
+  for (const DrugMention& m : a.drugs) {
+    EXPECT_EQ(m.key, "6448") << m.mention;
+    EXPECT_EQ(m.drug, "lithium") << m.mention;
+  }
+  EXPECT_EQ(a.drugs[0].rxcui, "42351");  // the RxCUI as matched
+  EXPECT_EQ(a.drugs[0].salt, "carbonate");
+  EXPECT_EQ(a.drugs[1].salt, "");
+  auto b = AnalyzeText("vitamin B12 1000 mcg; cyanocobalamin 1000 mcg; B12 1000 mcg");
+  ASSERT_EQ(b.drugs.size(), 3u);
+  for (const DrugMention& m : b.drugs) {
+    EXPECT_EQ(m.key, "11248") << m.mention;
+    EXPECT_EQ(m.drug, "cyanocobalamin") << m.mention;
+  }
+  auto c = AnalyzeText("vitamin B6 50 mg; pyridoxine 50 mg");
+  ASSERT_EQ(c.drugs.size(), 2u);
+  EXPECT_EQ(c.drugs[0].key, c.drugs[1].key);
+  EXPECT_EQ(c.drugs[0].drug, "pyridoxine");
+}
+
+TEST(ExtractEquivalents, MetoprololSaltsAreOneIngredientWithTheSaltReported) {
+  auto a = AnalyzeText("metoprolol tartrate 25 mg BID; metoprolol succinate 50 mg daily; metoprolol 25 mg BID");
+  ASSERT_EQ(a.drugs.size(), 3u);
+  EXPECT_EQ(a.drugs[0].key, "6918");
+  EXPECT_EQ(a.drugs[1].key, "6918");
+  EXPECT_EQ(a.drugs[2].key, "6918");
+  EXPECT_EQ(a.drugs[0].salt, "tartrate");
+  EXPECT_EQ(a.drugs[1].salt, "succinate");
+  EXPECT_EQ(a.drugs[2].salt, "");
+}
+
+// ---------------------------------------------------------------- binding (issue 10)
+
+TEST(ExtractBinding, ParentheticalAboutAnotherDrugDoesNotTakeTheVerb) {
+  auto a = AnalyzeText("Start doxycycline 100 mg PO BID for 7 days (amoxicillin allergy).");
+  ASSERT_EQ(Drugs(a), (Strings{"doxycycline", "amoxicillin"}));
+  EXPECT_EQ(Action(a.drugs[0]), "start");
+  EXPECT_EQ(DoseText(a.drugs[0]), "100 mg");
+  EXPECT_FALSE(a.drugs[0].in_allergy_context);
+  EXPECT_EQ(Action(a.drugs[1]), "(none)");
+  EXPECT_TRUE(a.drugs[1].in_allergy_context);
+  EXPECT_TRUE(a.drugs[1].in_parenthetical);
+  EXPECT_EQ(DoseText(a.drugs[1]), "(none)");
+  // nor does a list into an allergy context
+  auto b = AnalyzeText("Start doxycycline 100 mg PO BID, amoxicillin allergy.");
+  EXPECT_EQ(Action(b.drugs.at(1)), "(none)");
+  EXPECT_TRUE(b.drugs.at(1).in_allergy_context);
+}
+
+TEST(ExtractBinding, CoordinatedDrugsShareATrailingAction) {
+  auto a = AnalyzeText("carvedilol 12.5 mg BID and lisinopril 10 mg daily continued");
+  ASSERT_EQ(Drugs(a), (Strings{"carvedilol", "lisinopril"}));
+  EXPECT_EQ(Action(a.drugs[0]), "continue");
+  EXPECT_EQ(Action(a.drugs[1]), "continue");
+  EXPECT_DOUBLE_EQ(PerDay(a.drugs[0]), 2);
+  EXPECT_DOUBLE_EQ(PerDay(a.drugs[1]), 1);
+  auto b = AnalyzeText("Metformin, glipizide and lisinopril were stopped.");
+  for (const DrugMention& m : b.drugs) EXPECT_EQ(Action(m), "stop") << m.mention;
+  // a singular verb makes it the last drug's alone
+  auto c = AnalyzeText("carvedilol 12.5 mg BID and lisinopril 10 mg daily was stopped");
+  EXPECT_EQ(Action(c.drugs.at(0)), "(none)");
+  EXPECT_EQ(Action(c.drugs.at(1)), "stop");
+  // a drug with its own action keeps it
+  auto d = AnalyzeText("Start bupropion 150 mg daily and sertraline 50 mg daily continued");
+  EXPECT_EQ(Action(d.drugs.at(0)), "start");
+  EXPECT_EQ(Action(d.drugs.at(1)), "continue");
+  // not across a sentence or clause
+  auto e = AnalyzeText("Carvedilol 12.5 mg BID. Lisinopril 10 mg daily continued.");
+  EXPECT_EQ(Action(e.drugs.at(0)), "(none)");
+}
+
+TEST(ExtractBinding, ListSharesItsLeadingVerbOnlyAcrossCoordination) {
+  auto a = AnalyzeText("Continue metformin 500 mg BID, lisinopril 10 mg daily.");
+  EXPECT_EQ(Action(a.drugs.at(1)), "continue");
+  auto b = AnalyzeText("Started lisinopril (ACE inhibitor) and metformin");
+  EXPECT_EQ(Action(b.drugs.at(1)), "start");
+}
+
+TEST(ExtractBinding, GlossSharesTheReadingOfTheNameItGlosses) {
+  auto a = AnalyzeText("- Ibuprofen (Advil) 400 mg PO TID, STOPPED (NSAID interaction)");
+  ASSERT_EQ(a.drugs.size(), 2u);
+  for (const DrugMention& m : a.drugs) {
+    EXPECT_EQ(m.drug, "ibuprofen");
+    EXPECT_EQ(DoseText(m), "400 mg") << m.mention;
+    EXPECT_DOUBLE_EQ(PerDay(m), 3) << m.mention;
+    EXPECT_EQ(Action(m), "stop") << m.mention;
+  }
+  EXPECT_FALSE(a.drugs[0].gloss);
+  EXPECT_TRUE(a.drugs[1].gloss);
+  EXPECT_TRUE(a.drugs[1].in_parenthetical);
+}
+
+TEST(ExtractBinding, AllergyContext) {
+  auto a = AnalyzeText("Allergies: penicillin (hives), codeine - nausea.\nPlan: start azithromycin 500 mg daily.");
+  ASSERT_EQ(Drugs(a), (Strings{"penicillins", "codeine", "azithromycin"}));
+  EXPECT_TRUE(a.drugs[0].in_allergy_context);
+  EXPECT_TRUE(a.drugs[1].in_allergy_context);
+  EXPECT_FALSE(a.drugs[2].in_allergy_context);
+  auto b = AnalyzeText("ALLERGIES\nSulfa drugs (hives after Bactrim).\n\nMEDICATIONS\n- lisinopril 10 mg daily");
+  ASSERT_EQ(b.drugs.size(), 3u);
+  EXPECT_TRUE(b.drugs[0].in_allergy_context);
+  EXPECT_TRUE(b.drugs[1].in_allergy_context);  // Bactrim
+  EXPECT_FALSE(b.drugs[2].in_allergy_context);
+  // only list words between the cue and the drug
+  auto c = AnalyzeText("She is allergic to penicillin and takes lisinopril 10 mg daily.");
+  EXPECT_TRUE(c.drugs.at(0).in_allergy_context);
+  EXPECT_FALSE(c.drugs.at(1).in_allergy_context);
+  auto d = AnalyzeText("Sulfasalazine avoided because of the sulfa allergy.");
+  EXPECT_FALSE(d.drugs.at(0).in_allergy_context);
+  EXPECT_TRUE(d.drugs.at(1).in_allergy_context);
+  EXPECT_TRUE(AnalyzeText("amoxicillin (allergy: rash)").drugs.at(0).in_allergy_context);
+  EXPECT_TRUE(AnalyzeText("Denies penicillin allergy.").drugs.at(0).in_allergy_context);
+}
+
+TEST(ExtractBinding, MedicationListLines) {
+  auto a = AnalyzeText("- clonazepam 0.5 mg twice daily as needed");
+  ASSERT_EQ(a.drugs.size(), 1u);
+  EXPECT_TRUE(a.drugs[0].on_med_list);
+  EXPECT_EQ(Action(a.drugs[0]), "(none)");
+  EXPECT_TRUE(AnalyzeText("2) metformin 500 mg PO BID with meals").drugs.at(0).on_med_list);
+  EXPECT_TRUE(AnalyzeText("* sertraline 50 mg daily for depression").drugs.at(0).on_med_list);
+  // a list item that says more than the sig is not, by itself, a medication-list line
+  EXPECT_FALSE(AnalyzeText("- Stopped lisinopril because of cough").drugs.at(0).on_med_list);
+  EXPECT_FALSE(AnalyzeText("- clonazepam and sertraline daily").drugs.at(0).on_med_list);
+  EXPECT_FALSE(AnalyzeText("clonazepam 0.5 mg twice daily as needed").drugs.at(0).on_med_list);  // no list marker
+
+  auto b = AnalyzeText(
+      "Medications:\n- lisinopril 20 mg daily, stopped today\n- amlodipine 5 mg daily\n\n"
+      "Plan:\n- start losartan 50 mg daily\nCurrent meds: metformin 500 mg BID");
+  ASSERT_EQ(Drugs(b), (Strings{"lisinopril", "amlodipine", "losartan", "metformin"}));
+  EXPECT_TRUE(b.drugs[0].on_med_list);  // under the heading; its own action still says stopped
+  EXPECT_EQ(Action(b.drugs[0]), "stop");
+  EXPECT_TRUE(b.drugs[1].on_med_list);
+  EXPECT_FALSE(b.drugs[2].on_med_list);
+  EXPECT_TRUE(b.drugs[3].on_med_list);  // "Current meds: …" on the heading's line
+
+  // a heading written as a list item covers the lines indented below it
+  auto c = AnalyzeText("- Meds:\n  - albuterol HFA 2 puffs q4-6h prn, continue\n  - montelukast 10 mg qhs, start\n"
+                       "- Counseled on montelukast side effects");
+  ASSERT_EQ(c.drugs.size(), 3u);
+  EXPECT_TRUE(c.drugs[0].on_med_list);
+  EXPECT_TRUE(c.drugs[1].on_med_list);
+  EXPECT_FALSE(c.drugs[2].on_med_list);
+
+  // lists of medicines not taken are not medication lists
+  auto d = AnalyzeText("Discontinued medications:\n- lisinopril 20 mg daily\n\nAllergies:\n- penicillin");
+  EXPECT_FALSE(d.drugs.at(0).on_med_list);
+  EXPECT_FALSE(d.drugs.at(1).on_med_list);
+}
+
 }  // namespace
 }  // namespace scribe

@@ -285,14 +285,14 @@ TEST(DrugCreditTieBreak, EqualCreditPrefersMoreComponentsPassing) {
 }
 
 TEST(Scores, TotalFromUnroundedCategoryScores) {
-  // drug = 1/3 (one of three meds), weight 0.65; mental 1.0 (no flags), weight 0.35.
+  // drug = 1/3 (one of three meds), weight 0.65; fabrication 1.0 (nothing invented), weight 0.35.
   // unrounded: 0.65/3 + 0.35 = 0.56667 -> 0.5667; from the rounded 0.3333 it would be 0.5666.
   Grader g(TrialYaml("Sertraline, metformin and lisinopril.",
                      "  meds:\n    - {name: sertraline}\n    - {name: metformin}\n    - {name: lisinopril}\n",
-                     "{drug: 0.65, mental: 0.35, fabrication: 0.0}"));
+                     "{drug: 0.65, mental: 0.0, fabrication: 0.35}"));
   json r = g("Sertraline.");
   EXPECT_DOUBLE_EQ(D(r["score_drug"]), 0.3333);
-  EXPECT_DOUBLE_EQ(D(r["score_mental"]), 1.0);
+  EXPECT_DOUBLE_EQ(D(r["score_fabrication"]), 1.0);
   EXPECT_DOUBLE_EQ(D(r["score_total"]), 0.5667);
   EXPECT_EQ(r["counts"]["meds_correct"], 1);
   EXPECT_EQ(r["counts"]["meds_missing"], 2);
@@ -335,7 +335,8 @@ TEST_F(Combined, WeightedTotal) {
   EXPECT_EQ(r["fabrication_traps"][0]["triggered"], false);
   EXPECT_EQ(r["fabrication_traps"][2]["match"], "any");
   EXPECT_EQ(r["counts"], json::parse(R"({"meds_expected":1,"meds_correct":0,"meds_missing":0,"flags_expected":2,
-      "flags_captured":1,"traps_triggered":1,"traps_total":3,"unsupported_drugs":0,"critical_errors":0})"));
+      "flags_captured":1,"traps_triggered":1,"traps_total":3,"unsupported_drugs":0,"unsupported_claims":0,
+      "critical_errors":0})"));
 }
 
 TEST_F(Combined, EmptyNote) {
@@ -353,8 +354,8 @@ TEST_F(Combined, ResultMetadata) {
   EXPECT_EQ(r["script_id"], "01-unit");
   EXPECT_EQ(r["trial_title"], "Unit trial");
   EXPECT_EQ(r["difficulty"], "easy");
-  EXPECT_EQ(r["grader_version"], "1.0.0");
-  EXPECT_EQ(r["methodology_version"], "1.0.0");
+  EXPECT_EQ(r["grader_version"], "1.1.0");
+  EXPECT_EQ(r["methodology_version"], "1.1.0");
   EXPECT_EQ(r["corpus_hash"], "corpus-hash");
   EXPECT_EQ(r["trial_version_hash"], Sha256Hex(g.yaml()));
   EXPECT_EQ(r["terminology"], json::parse(R"({"offline":"rxnorm-2025-10-06+a-supplement",
@@ -426,6 +427,34 @@ TEST_F(Flags, AffirmedWinsOverNegated) {
 TEST_F(Flags, FamilyMentionDoesNotCapture) {
   json r = g("Mother has insomnia.");
   EXPECT_EQ(r["mental_flags"][1]["status"], "missed");
+}
+
+TEST(FlagWhen, APastMentionDoesNotCaptureACurrentFlag) {
+  Grader g(TrialYaml("Patient: I smoke a pack a day.",
+                     "  mental_flags:\n    - {flag: tobacco use, keywords: [smoker, smoking, smokes]}\n", kMentalOnly));
+  json past = g("Former smoker; quit years ago.");
+  EXPECT_EQ(past["mental_flags"][0]["status"], "missed");
+  EXPECT_EQ(past["mental_flags"][0]["evidence"][0]["assertion"], "historical");
+  EXPECT_DOUBLE_EQ(D(past["score_mental"]), 0.0);
+  EXPECT_EQ(g("Current smoker, one pack per day.")["mental_flags"][0]["status"], "captured");
+}
+
+TEST(FlagWhen, APastFlagIsCapturedByHistory) {
+  Grader g(TrialYaml("Patient: I tried to overdose two years ago.",
+                     "  mental_flags:\n    - {flag: suicide attempt, keywords: [overdose], when: past}\n", kMentalOnly));
+  EXPECT_EQ(g("History of suicide attempt by overdose two years ago.")["mental_flags"][0]["status"], "captured");
+  EXPECT_EQ(g("History of suicide attempt by overdose two years ago.")["ground_truth"]["mental_flags"][0]["when"], "past");
+  EXPECT_EQ(g("Attempted overdose today.")["mental_flags"][0]["status"], "missed");
+}
+
+TEST(FlagWhen, BadValueIsALoadError) {
+  try {
+    ParseTrial(TrialYaml("x", "  mental_flags:\n    - {flag: SI, when: sometimes}\n", kMentalOnly), "t.yaml", DefaultRules(),
+               DefaultTerminology());
+    FAIL() << "no error";
+  } catch (const TrialError& e) {
+    EXPECT_STREQ(e.what(), "t.yaml: ground_truth.mental_flags[0].when: must be current, past or any, got \"sometimes\"");
+  }
 }
 
 // ================================================================ allergies
@@ -544,8 +573,23 @@ TEST_F(Traps, AffirmedTrapTriggers) {
   EXPECT_EQ(r["fabrication_traps"][0]["evidence"][0]["triggers"], true);
 }
 
-TEST_F(Traps, HistoricalTrapTriggers) {
-  EXPECT_DOUBLE_EQ(D(g("History of chest pain.")["score_fabrication"]), 0.6667);
+TEST_F(Traps, HistoricalMentionDoesNotTriggerACurrentTrap) {
+  // The patient denied chest pain today; a past episode is not a fabrication of current chest pain.
+  json r = g("History of chest pain.");
+  EXPECT_DOUBLE_EQ(D(r["score_fabrication"]), 1.0);
+  EXPECT_EQ(r["fabrication_traps"][0]["evidence"][0]["assertion"], "historical");
+  EXPECT_EQ(r["fabrication_traps"][0]["evidence"][0]["triggers"], false);
+}
+
+TEST(TrapWhen, PastAndAnyTrapsTriggerOnHistory) {
+  for (const char* when : {"past", "any"}) {
+    Grader g(TrialYaml("Never had a seizure.", std::string("  fabrication_traps:\n    - {phrase: seizure, when: ") + when + "}\n",
+                       kFabOnly));
+    EXPECT_DOUBLE_EQ(D(g("History of seizure.")["score_fabrication"]), 0.0) << when;
+    EXPECT_EQ(g("History of seizure.")["ground_truth"]["fabrication_traps"][0]["when"], when);
+  }
+  Grader past(TrialYaml("Never had a seizure.", "  fabrication_traps:\n    - {phrase: seizure, when: past}\n", kFabOnly));
+  EXPECT_DOUBLE_EQ(D(past("Seizure this morning.")["score_fabrication"]), 1.0);  // current, not past
 }
 
 TEST_F(Traps, DeniedFamilyAndHypotheticalDoNotTrigger) {
@@ -764,26 +808,52 @@ TEST_F(TrialRules, AssertedPhrase) {
 
 // ================================================================ sealed
 
-TEST(Sealed, RedactsEverythingThatRevealsTheAnswer) {
+TEST(Sealed, RevealsOnlyTheTotalTheUnsafeLabelAndTheCriticalErrorCount) {
   Grader g(TrialYaml("Sertraline 50 mg daily.", "  meds:\n    - {name: sertraline, dose: 50 mg}\n", kDrugOnly,
                      "critical_errors:\n  - {id: no-admission, description: Not admitted., asserts: [hospitalized]}\n"
                      "sealed: true\n"));
-  json r = g("Sertraline 500 mg daily. Hospitalized.");
-  EXPECT_DOUBLE_EQ(D(r["score_drug"]), 0.75);
+  json full = g("Sertraline 500 mg daily. Hospitalized.");
+  // The operator's result is complete; the public one keeps the total, Unsafe and the count.
+  EXPECT_EQ(full["meds"].size(), 1u);
+  json r = PublicResult(full);
   EXPECT_DOUBLE_EQ(D(r["score_total"]), 0.75);
   EXPECT_EQ(r["sealed"], true);
   EXPECT_EQ(r["unsafe"], true);
+  EXPECT_EQ(r["critical_error_count"], 2);
   EXPECT_TRUE(r["ground_truth"].is_null());
-  for (const char* key : {"meds", "mental_flags", "allergies", "fabrication_traps", "deferred_dx"})
-    EXPECT_FALSE(r.contains(key)) << key;
-  ASSERT_EQ(r["critical_errors"].size(), 2u);
-  EXPECT_EQ(r["critical_errors"][0],
-            json::parse(R"({"kind":"dose_magnitude","message":"details withheld: sealed trial","evidence":null})"));
-  EXPECT_EQ(r["critical_errors"][1],
-            json::parse(R"({"kind":"trial_rule","message":"details withheld: sealed trial","evidence":null})"));
-  EXPECT_EQ(r["counts"]["critical_errors"], 2);
-  // nothing in the serialised result names the expected dose
+  // Every key of the sealed result: nothing per category, per item or per count.
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : r.items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"corpus_hash", "critical_error_count", "critical_errors", "difficulty",
+                                            "grader_version", "ground_truth", "kind", "methodology_version",
+                                            "note_chars", "score_total", "script_id", "sealed", "terminology",
+                                            "trial_title", "trial_version_hash", "unsafe"}));
+  const json withheld = json::parse(R"({"kind":"withheld","message":"details withheld: sealed trial","evidence":null})");
+  EXPECT_EQ(r["critical_errors"], json::array({withheld, withheld}));
+  // nothing in the serialised result names the expected dose or the rule
   EXPECT_EQ(r.dump().find("50 mg"), std::string::npos);
+  EXPECT_EQ(r.dump().find("admission"), std::string::npos);
+}
+
+TEST(Sealed, NotesDifferingInOneFactOnlyDifferInTheTotal) {
+  // The probe that rebuilt an answer key compared per-category scores and counts of notes that
+  // differ in one fact; a sealed result keeps only the total of those.
+  Grader g(TrialYaml("Sertraline 50 mg daily. Denies chest pain.",
+                     "  meds:\n    - {name: sertraline, dose: 50 mg, frequency: daily}\n  fabrication_traps: [chest pain]\n",
+                     "{drug: 0.5, mental: 0.0, fabrication: 0.5}", "sealed: true\n"));
+  json a = PublicResult(g("Sertraline 50 mg daily."));
+  json b = PublicResult(g("Sertraline 50 mg daily. Chest pain."));
+  a.erase("note_chars");
+  b.erase("note_chars");
+  json diff = json::diff(a, b);
+  ASSERT_EQ(diff.size(), 1u) << diff.dump();
+  EXPECT_EQ(diff[0]["path"], "/score_total");
+}
+
+TEST(Sealed, PublicResultOfAnOpenTrialIsTheResult) {
+  Grader g(TrialYaml("Sertraline 50 mg daily.", "  meds:\n    - {name: sertraline, dose: 50 mg}\n", kDrugOnly));
+  json r = g("Sertraline 50 mg daily.");
+  EXPECT_EQ(PublicResult(r), r);
 }
 
 TEST(Sealed, UnsealedResultCarriesTheGroundTruth) {
@@ -791,6 +861,48 @@ TEST(Sealed, UnsealedResultCarriesTheGroundTruth) {
   Grader g(yaml);
   json r = g("Sertraline 50 mg daily.");
   EXPECT_EQ(r["ground_truth"], GroundTruthJson(ParseTrial(yaml, "t.yaml", DefaultRules(), DefaultTerminology())));
+}
+
+// ================================================================ not applicable categories
+
+TEST(Categories, AnEmptyCategoryIsNotApplicableAndGivesNoFreePoints) {
+  // No flags, yet weight 0.3 on mental: the total is the weighted mean of drug and fabrication.
+  Grader g(TrialYaml("Sertraline 50 mg daily.", "  meds:\n    - {name: sertraline, dose: 50 mg}\n",
+                     "{drug: 0.5, mental: 0.3, fabrication: 0.2}"));
+  json r = g("Nothing about medications.");
+  EXPECT_DOUBLE_EQ(D(r["score_drug"]), 0.0);
+  // (0.5 x 0 + 0.2 x 1) / (0.5 + 0.2) = 0.2857
+  EXPECT_DOUBLE_EQ(D(r["score_total"]), 0.2857);
+  EXPECT_EQ(r["categories"]["mental"], json::parse(R"({"applicable":false,"weight":0.3,"effective_weight":0.0,"score":null,"items":0})"));
+  EXPECT_EQ(r["categories"]["drug"], json::parse(R"({"applicable":true,"weight":0.5,"effective_weight":0.7143,"score":0.0,"items":1})"));
+  EXPECT_EQ(r["categories"]["fabrication"]["effective_weight"], 0.2857);
+}
+
+// ================================================================ invented prescriptions
+
+TEST(InventedPrescription, AStartedDrugNeverDiscussedIsCritical) {
+  Grader g(TrialYaml("Sertraline 50 mg daily. Denies chest pain.", "  meds:\n    - {name: sertraline, dose: 50 mg}\n", kDrugOnly));
+  json r = g("Continue sertraline 50 mg daily. Start atorvastatin 40 mg PO nightly.");
+  EXPECT_EQ(r["unsafe"], true);
+  ASSERT_EQ(r["critical_errors"].size(), 1u);
+  EXPECT_EQ(r["critical_errors"][0]["kind"], "invented_prescription");
+  EXPECT_EQ(r["critical_errors"][0]["message"], "atorvastatin is documented as started, but no such drug was discussed in the encounter");
+  EXPECT_EQ(r["critical_errors"][0]["evidence"]["text"], "atorvastatin");
+  EXPECT_EQ(r["critical_errors"][0]["evidence"]["context"], "Start atorvastatin 40 mg PO nightly.");
+  EXPECT_DOUBLE_EQ(D(r["score_total"]), 1.0);  // the score is the drug category; the label is what decides
+}
+
+TEST(InventedPrescription, IncreasedCountsAndMentionsWithoutAnActionDoNot) {
+  Grader g(TrialYaml("Sertraline 50 mg daily.", "  meds:\n    - {name: sertraline, dose: 50 mg}\n", kDrugOnly));
+  EXPECT_EQ(g("Sertraline 50 mg daily. Increase lisinopril to 20 mg daily.")["critical_errors"][0]["message"],
+            "lisinopril is documented as increased, but no such drug was discussed in the encounter");
+  json listed = g("Sertraline 50 mg daily. Also takes lisinopril 10 mg daily.");
+  EXPECT_EQ(listed["unsafe"], false);                   // unsupported (a fabrication penalty), not a prescription
+  EXPECT_EQ(listed["unsupported_drugs"].size(), 1u);
+  EXPECT_EQ(g("Sertraline 50 mg daily. Do not start lisinopril.")["unsafe"], false);  // negated
+  Grader discussed(TrialYaml("Sertraline 50 mg daily. We talked about starting lisinopril later.",
+                             "  meds:\n    - {name: sertraline, dose: 50 mg}\n", kDrugOnly));
+  EXPECT_EQ(discussed("Sertraline 50 mg daily. Start lisinopril 10 mg daily.")["unsafe"], false);  // named in the encounter
 }
 
 // ================================================================ robustness
@@ -803,6 +915,59 @@ TEST(Robustness, HostileInputAlwaysGrades) {
   EXPECT_GE(D(r["score_total"]), 0.0);
   EXPECT_LE(D(r["score_total"]), 1.0);
   EXPECT_NO_THROW(r.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+}  // namespace
+}  // namespace scribe
+
+namespace scribe {
+namespace {
+
+// ================================================================ binding and classes (issue 10)
+
+TEST(Binding, AnAllergyParentheticalDoesNotTakeTheVerb) {
+  Grader g(TrialYaml("Allergic to amoxicillin (rash). Start doxycycline 100 mg twice daily.",
+                     "  meds:\n    - {name: doxycycline, dose: 100 mg, frequency: twice daily, action: start}\n"
+                     "  allergies: [{substance: amoxicillin, reaction: rash}]\n",
+                     kDrugOnly,
+                     "critical_errors:\n  - {id: amoxicillin-prescribed, description: Amoxicillin allergy., med: amoxicillin, actions: [start]}\n"));
+  json r = g("Start doxycycline 100 mg PO BID for 7 days (amoxicillin allergy).");
+  EXPECT_EQ(r["unsafe"], false) << r["critical_errors"].dump();
+  EXPECT_EQ(r["allergies"][0]["status"], "captured");
+  EXPECT_EQ(r["unsupported_drugs"], json::array());
+  json started = g("Allergies: amoxicillin (rash).\nPlan: start amoxicillin 500 mg three times daily.");
+  ASSERT_EQ(started["critical_errors"].size(), 1u) << started["critical_errors"].dump();
+  EXPECT_EQ(started["critical_errors"][0]["id"], "amoxicillin-prescribed");
+}
+
+TEST(Binding, AMedicationListLineIsRecordedAsActive) {
+  const std::string rule =
+      "critical_errors:\n  - {id: clonazepam-active, description: Clonazepam was stopped., med: clonazepam, actions: [start, continue]}\n";
+  Grader g(TrialYaml("Stop the clonazepam.", "  meds:\n    - {name: clonazepam, action: stop}\n", kDrugOnly, rule));
+  json listed = g("Medications:\n- clonazepam 0.5 mg twice daily as needed\n");
+  ASSERT_EQ(listed["critical_errors"].size(), 1u);
+  EXPECT_EQ(listed["critical_errors"][0]["id"], "clonazepam-active");
+  EXPECT_EQ(g("Medications:\n- clonazepam 0.5 mg twice daily as needed\n\nPlan: stop clonazepam.")["unsafe"], false);
+  EXPECT_EQ(g("Start Klonopin 0.5 mg twice daily.")["critical_errors"][0]["id"], "clonazepam-active");
+}
+
+TEST(AllergyClasses, ABroaderClassRecordsTheAllergyANarrowerDrugDoesNot) {
+  Grader amox(TrialYaml("Allergic to amoxicillin: hives.", "  allergies: [{substance: amoxicillin, reaction: hives}]\n", kDrugOnly));
+  EXPECT_EQ(amox("Allergies: PCN (hives).")["allergies"][0]["status"], "captured");
+  EXPECT_EQ(amox("Allergies: PCN (hives).")["unsafe"], false);
+  Grader pcn(TrialYaml("Allergic to penicillin: hives.", "  allergies: [{substance: penicillin, reaction: hives}]\n", kDrugOnly));
+  EXPECT_EQ(pcn("Allergies: penicillins (hives).")["allergies"][0]["status"], "captured");
+  json narrower = pcn("Allergies: amoxicillin (hives).");
+  EXPECT_EQ(narrower["allergies"][0]["status"], "missed");
+  EXPECT_EQ(narrower["critical_errors"][0]["kind"], "dropped_allergy");
+}
+
+TEST(AllergyClasses, NkdaContradictsAClassAllergyAndClassesAreNotUnsupportedDrugs) {
+  Grader sulfa(TrialYaml("Allergic to sulfa: hives.", "  allergies: [{substance: sulfa, reaction: hives}]\n", kDrugOnly));
+  EXPECT_EQ(sulfa("NKDA.")["critical_errors"][0]["kind"], "contradicted_allergy");
+  json r = sulfa("Allergies: sulfa (hives). Avoid NSAIDs.");
+  EXPECT_EQ(r["unsupported_drugs"], json::array());
+  EXPECT_EQ(r["unsafe"], false);
 }
 
 }  // namespace

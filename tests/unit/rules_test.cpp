@@ -234,9 +234,9 @@ TEST(PhraseMatcher, EmptyPatternIgnored) {
 
 TEST(DefaultRules, Versions) {
   const Rules& r = DefaultRules();
-  EXPECT_EQ(r.grader_version, "1.0.0");
-  EXPECT_EQ(r.methodology_version, "1.0.0");
-  EXPECT_NE(r.changelog_yaml.find("grader_version: 1.0.0"), std::string::npos);
+  EXPECT_EQ(r.grader_version, "1.1.0");
+  EXPECT_EQ(r.methodology_version, "1.1.0");
+  EXPECT_NE(r.changelog_yaml.find("grader_version: 1.1.0"), std::string::npos);
 }
 
 TEST(DefaultRules, UnitsTable) {
@@ -289,8 +289,9 @@ TEST(DefaultRules, SlotFirstFrequencyRowsAreLoaded) {
     if (!f.pattern.empty() && f.pattern[0] == '#') ++slot_first;
     if (f.pattern == "# times daily") times_daily = &f;
   }
-  // frequencies.tsv: 8 "# times/x … day" rows and 6 "# times/x … week" rows
-  EXPECT_EQ(slot_first, 14);
+  // frequencies.tsv: 16 "# times/time/x … day" rows, 2 "# hourly" rows, 8 "# times/x … week" rows
+  // and 3 "# times … month" rows
+  EXPECT_EQ(slot_first, 29);
   ASSERT_NE(times_daily, nullptr);
   EXPECT_EQ(times_daily->per_day_expr, "#");
 }

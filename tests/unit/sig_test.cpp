@@ -163,6 +163,132 @@ TEST_F(SigTest, DoseText) {
   EXPECT_DOUBLE_EQ(d.Base(), 0.075);
 }
 
+// ---------------------------------------------------------------- quantities, ranges, per-count strengths
+
+TEST_F(SigTest, FractionsAndWordQuantities) {
+  ExpectDose("half a tablet", 0.5, "tablet", "count");
+  ExpectDose("half tablet", 0.5, "tablet", "count");
+  ExpectDose("1/2 tab", 0.5, "tablet", "count");
+  ExpectDose("\xC2\xBD tab", 0.5, "tablet", "count");  // ½
+  ExpectDose("one and a half tablets", 1.5, "tablet", "count");
+  ExpectDose("1 1/2 tabs", 1.5, "tablet", "count");
+  ExpectDose("1 and 1/2 tablets", 1.5, "tablet", "count");
+  ExpectDose("one-half tablet", 0.5, "tablet", "count");
+  ExpectDose("a tablet", 1, "tablet", "count");
+  ExpectDose("two capsules", 2, "capsule", "count");
+  ExpectDose("3/4 tab", 0.75, "tablet", "count");
+  // a fraction is two numbers around "/" with no spaces, a denominator of 2 to 8
+  EXPECT_FALSE(sig.ParseDose("12/20 tablets")->low);
+  ExpectDose("12/20 tablets", 20, "tablet", "count");
+}
+
+TEST_F(SigTest, RangesKeepBothEnds) {
+  auto d = sig.ParseDose("1-2 tablets");
+  ASSERT_TRUE(d);
+  EXPECT_DOUBLE_EQ(d->value, 2);
+  ASSERT_TRUE(d->low);
+  EXPECT_DOUBLE_EQ(*d->low, 1);
+  EXPECT_TRUE(d->IsRange());
+  EXPECT_EQ(d->Text(), "1-2 tablet");
+  auto dash = sig.ParseDose("1\xE2\x80\x93" "2 tablets");  // en dash
+  ASSERT_TRUE(dash && dash->low);
+  EXPECT_DOUBLE_EQ(*dash->low, 1);
+  auto words = sig.ParseDose("one to two tablets");
+  ASSERT_TRUE(words && words->low);
+  EXPECT_DOUBLE_EQ(*words->low, 1);
+  EXPECT_DOUBLE_EQ(words->value, 2);
+  auto half = sig.ParseDose("1/2 to 1 tab");
+  ASSERT_TRUE(half && half->low);
+  EXPECT_DOUBLE_EQ(*half->low, 0.5);
+  EXPECT_DOUBLE_EQ(half->value, 1);
+  auto mass = sig.ParseDose("5-10 mg");
+  ASSERT_TRUE(mass && mass->low);
+  EXPECT_DOUBLE_EQ(mass->BaseLow(), 5);
+  EXPECT_DOUBLE_EQ(mass->Base(), 10);
+  // "from 50 to 100 mg" is a change, not a range
+  auto change = sig.ParseDose("from 50 to 100 mg");
+  ASSERT_TRUE(change);
+  EXPECT_FALSE(change->low);
+  EXPECT_DOUBLE_EQ(change->value, 100);
+  EXPECT_FALSE(sig.ParseDose("50 mg")->low);
+}
+
+TEST_F(SigTest, SameDoseComparesBothEndsOfARange) {
+  auto range = *sig.ParseDose("1-2 tablets");
+  auto same = *sig.ParseDose("one to two tabs");
+  auto two = *sig.ParseDose("2 tablets");
+  auto one = *sig.ParseDose("1 tablet");
+  EXPECT_TRUE(SameDose(range, same, 0.01));
+  EXPECT_FALSE(SameDose(range, two, 0.01));
+  EXPECT_FALSE(SameDose(two, range, 0.01));
+  EXPECT_FALSE(SameDose(range, one, 0.01));
+  EXPECT_TRUE(SameDose(*sig.ParseDose("0.088 mg"), *sig.ParseDose("88 mcg"), 0.01));
+  EXPECT_FALSE(SameDose(*sig.ParseDose("2 puffs"), two, 0.01));  // counts compare only in the same unit
+  EXPECT_FALSE(SameDose(*sig.ParseDose("50 mg"), *sig.ParseDose("50 mL"), 0.01));
+}
+
+TEST_F(SigTest, StrengthPerCountUnit) {
+  auto d = sig.ParseDose("90 mcg/actuation");
+  ASSERT_TRUE(d);
+  EXPECT_DOUBLE_EQ(d->value, 90);
+  EXPECT_EQ(d->per, "puff");
+  EXPECT_EQ(d->end, 4u);  // 90 mcg / actuation
+  EXPECT_EQ(sig.ParseDose("5 mg/tab")->per, "tablet");
+  EXPECT_EQ(sig.ParseDose("50 mcg/spray")->per, "spray");
+  // a strength written per unit multiplies a count before it: it cannot be a total
+  ExpectDose("2 puffs (90 mcg/actuation)", 180, "mcg", "mass");
+  // a plain strength after a count is the total ("Take 1 tablet (5 mg total)")
+  ExpectDose("take 2 capsules 800 mg", 800, "mg", "mass");
+  // a parenthetical count explains the dose
+  ExpectDose("100 mg (2 tablets)", 100, "mg", "mass");
+  ExpectDose("500 mg, take 2 tablets", 1000, "mg", "mass");
+  ExpectDose("90 mcg 2 puffs", 180, "mcg", "mass");
+}
+
+TEST_F(SigTest, BareCountsBeforeARouteOrFrequency) {
+  ExpectDose("take one daily", 1, "each", "count");
+  ExpectDose("1 po bid", 1, "each", "count");
+  ExpectDose("1/2 po bid", 0.5, "each", "count");
+  auto range = sig.ParseDose("1-2 by mouth every 6 hours");
+  ASSERT_TRUE(range && range->low);
+  EXPECT_EQ(range->unit, "each");
+  // the number of a frequency, or after a slash, is no dose
+  EXPECT_FALSE(sig.ParseDose("2 x daily"));
+  EXPECT_FALSE(sig.ParseDose("3 times a day"));
+  EXPECT_FALSE(sig.ParseDose("BP 120/80 daily"));
+  EXPECT_FALSE(sig.ParseDose("walks 2 miles daily"));
+}
+
+TEST_F(SigTest, LimitsAndQuantitiesAreNotDoses) {
+  EXPECT_FALSE(sig.ParseDose("maximum daily dose 8 tablets"));
+  EXPECT_FALSE(sig.ParseDose("mdd 1.5 mg per day"));
+  EXPECT_FALSE(sig.ParseDose("do not exceed 4 g"));
+  EXPECT_FALSE(sig.ParseDose("dispense 21 tabs"));
+  EXPECT_FALSE(sig.ParseDose("#30 tablets"));
+  ExpectDose("take 1 tablet twice daily, max 2 tabs/day", 1, "tablet", "count");
+}
+
+TEST_F(SigTest, PrimaryPrefersDrugAmountOverVehicleAndDailyTotals) {
+  // mass before volume: "3 ml = 150 mg" is 150 mg
+  ExpectDose("take 3 ml by mouth daily 3 ml = 150 mg", 150, "mg", "mass");
+  // a daily total ("mg/day", "mg per day") only when nothing else is written
+  ExpectDose("1 tablet three times daily, 1.5 mg per day", 1, "tablet", "count");
+  auto per = sig.ParseDose("50 mg per day");
+  ASSERT_TRUE(per);
+  EXPECT_TRUE(per->per_day);
+  EXPECT_EQ(per->end, 4u);
+  auto total = sig.ParseDose("200 mg/day");
+  ASSERT_TRUE(total);
+  EXPECT_TRUE(total->per_day);
+}
+
+TEST_F(SigTest, VolumesInHouseholdUnits) {
+  ExpectDose("1 teaspoon", 5, "mL", "volume");
+  ExpectDose("2 tsp", 10, "mL", "volume");
+  ExpectDose("1 tablespoon", 15, "mL", "volume");
+  ExpectDose("8 oz", 240, "mL", "volume");
+}
+
 // ---------------------------------------------------------------- ParseFrequency
 
 TEST_F(SigTest, DailyFrequencies) {
@@ -215,6 +341,66 @@ TEST_F(SigTest, LessThanDailyFrequencies) {
   ExpectPerDay("twice weekly", 2.0 / 7.0, false);
   ExpectPerDay("every 2 weeks", 1.0 / 14.0, false);
   ExpectPerDay("monthly", 1.0 / 30.0, false);
+}
+
+TEST_F(SigTest, MonthsCountThirtyDays) {
+  ExpectPerDay("monthly", 1.0 / 30.0, false);
+  ExpectPerDay("once a month", 1.0 / 30.0, false);
+  ExpectPerDay("every 3 months", 1.0 / 90.0, false);
+  ExpectPerDay("every other month", 1.0 / 60.0, false);
+  ExpectPerDay("twice a month", 2.0 / 30.0, false);
+  ExpectPerDay("2 times a month", 2.0 / 30.0, false);
+}
+
+TEST_F(SigTest, UkAndLatinAbbreviations) {
+  ExpectPerDay("bd", 2, false);
+  ExpectPerDay("b.d.", 2, false);
+  ExpectPerDay("tds", 3, false);
+  ExpectPerDay("qds", 4, false);
+  ExpectPerDay("mane", 1, false);
+  ExpectPerDay("nocte", 1, false);
+  ExpectPerDay("alternate days", 0.5, false);
+  ExpectPerDay("4 hourly", 6, false);
+  ExpectPerDay("4-6 hourly", 6, false);
+  ExpectPerDay("8hrly", 3, false);
+  ExpectPerDay("tiw", 3.0 / 7.0, false);
+  ExpectPerDay("qiw", 4.0 / 7.0, false);
+  ExpectPerDay("q.4.d", 0.25, false);
+  ExpectPerDay("5x/day", 5, false);
+  ExpectPerDay("3 times/day", 3, false);
+  ExpectPerDay("3 times every week", 3.0 / 7.0, false);
+  auto required = sig.ParseFrequency("if required");
+  ASSERT_TRUE(required);
+  EXPECT_FALSE(required->per_day);
+  EXPECT_TRUE(required->prn);
+}
+
+TEST_F(SigTest, TimesOfDayAddUp) {
+  ExpectPerDay("one in the morning and one at night", 2, false);
+  ExpectPerDay("in the morning, at noon and at bedtime", 3, false);
+  ExpectPerDay("before breakfast before lunch before evening meal and at bedtime", 4, false);
+  ExpectPerDay("every night at bedtime", 1, false);  // one time of day named twice
+  ExpectPerDay("every morning and evening", 2, false);
+  // only while every frequency is a time of day: the first frequency is used otherwise
+  ExpectPerDay("every morning, then twice daily", 1, false);
+  ExpectPerDay("twice daily in the evening", 2, false);
+  ExpectPerDay("once a day first thing in the morning", 1, false);
+}
+
+TEST_F(SigTest, Weekdays) {
+  ExpectPerDay("on Monday, Wednesday and Friday", 3.0 / 7.0, false);
+  ExpectPerDay("every Sunday", 1.0 / 7.0, false);
+  ExpectPerDay("weekly on Mondays", 1.0 / 7.0, false);  // a written frequency wins
+}
+
+TEST_F(SigTest, PrnOfALaterStep) {
+  // "then" after the first frequency starts a later step: its PRN is not the first step's
+  ExpectPerDay("two tablets every two days and then 1 tablet as needed", 0.5, false);
+  ExpectPerDay("2 tabs q6h prn, then 1 tab daily", 4, true);
+  ExpectPerDay("as needed: 1 tablet every 6 hours", 4, true);
+  auto later = sig.ParseFrequency("take 2 tablets now, then 1 tablet every 6 hours as needed");
+  ASSERT_TRUE(later);
+  EXPECT_TRUE(later->prn);  // the first frequency comes after "then": its PRN counts
 }
 
 TEST_F(SigTest, PrnOnly) {
@@ -280,6 +466,19 @@ TEST_F(SigTest, Routes) {
   }
 }
 
+TEST_F(SigTest, MoreRoutes) {
+  struct Case { const char* text; const char* route; };
+  for (const Case& c : {Case{"into both ears", "otic"}, Case{"in surgical eye", "ophthalmic"},
+                        Case{"by each nostril route", "nasal"}, Case{"via nebulizer", "inhaled"},
+                        Case{"by nebulization", "inhaled"}, Case{"inh", "inhaled"}, Case{"to the skin", "topical"},
+                        Case{"under tongue", "sublingual"}, Case{"IV push", "intravenous"}, Case{"per rectum", "rectal"},
+                        Case{"via g-tube", "enteral"}, Case{"buccally", "buccal"}}) {
+    auto r = sig.ParseRoute(c.text);
+    ASSERT_TRUE(r) << c.text;
+    EXPECT_EQ(*r, c.route) << c.text;
+  }
+}
+
 TEST_F(SigTest, UnknownRoutes) {
   EXPECT_FALSE(sig.ParseRoute("by osmosis"));
   EXPECT_FALSE(sig.ParseRoute(""));
@@ -290,6 +489,106 @@ TEST_F(SigTest, FirstRouteInText) {
   auto r = sig.ParseRoute("take orally, not IV");
   ASSERT_TRUE(r);
   EXPECT_EQ(*r, "oral");
+}
+
+// ---------------------------------------------------------------- one sig
+
+class ReadSigTest : public SigTest {
+ protected:
+  std::vector<Token> toks;
+  std::string text;
+  // Reads `t` as the sig of the drug named by tokens [b, e).
+  Sig Read(const std::string& t, size_t b, size_t e) {
+    text = t;
+    toks = Tokenize(text);
+    return sig.ReadSig(toks, 0, b, e, toks.size(), text);
+  }
+};
+
+TEST_F(ReadSigTest, CountBeforeTheNameMultipliesTheStrengthAfterIt) {
+  // Take 2 tablets of acetaminophen 500 mg every 6 hours
+  Sig s = Read("Take 2 tablets of acetaminophen 500 mg every 6 hours", 4, 5);
+  ASSERT_TRUE(s.dose);
+  EXPECT_EQ(s.dose->Text(), "1000 mg");
+  EXPECT_EQ(s.dose->begin, 1u);  // "2 tablets of acetaminophen 500 mg"
+  EXPECT_EQ(s.dose->end, 7u);
+  ASSERT_TRUE(s.frequency.per_day);
+  EXPECT_DOUBLE_EQ(*s.frequency.per_day, 4);
+  EXPECT_EQ(s.route, "oral");
+  ASSERT_EQ(s.doses.size(), 3u);  // 1000 mg, 500 mg, 2 tablets
+  EXPECT_EQ(s.doses[1].Text(), "500 mg");
+  EXPECT_EQ(s.doses[2].Text(), "2 tablet");
+
+  Sig half = Read("half a tablet of metoprolol tartrate 50 mg", 4, 6);
+  ASSERT_TRUE(half.dose);
+  EXPECT_EQ(half.dose->Text(), "25 mg");
+  Sig puffs = Read("2 puffs of albuterol 90 mcg/actuation", 3, 4);
+  ASSERT_TRUE(puffs.dose);
+  EXPECT_EQ(puffs.dose->Text(), "180 mcg");
+  EXPECT_EQ(puffs.route, "inhaled");
+  Sig range = Read("1-2 tablets of acetaminophen 500 mg", 5, 6);
+  ASSERT_TRUE(range.dose);
+  EXPECT_EQ(range.dose->Text(), "500-1000 mg");
+  Sig verb = Read("take 2 Tylenol 500 mg", 2, 3);  // a bare count after a dose verb
+  ASSERT_TRUE(verb.dose);
+  EXPECT_EQ(verb.dose->Text(), "1000 mg");
+  // a count not bound to the name does not multiply: "2 tablets" belongs to the later step
+  Sig later = Read("1 tablet of atorvastatin every day and then 2 tablets every week", 3, 4);
+  ASSERT_TRUE(later.dose);
+  EXPECT_EQ(later.dose->Text(), "1 tablet");
+  ASSERT_TRUE(later.frequency.per_day);
+  EXPECT_DOUBLE_EQ(*later.frequency.per_day, 1);
+}
+
+TEST_F(ReadSigTest, RoutePrecedence) {
+  EXPECT_EQ(Read("inhale 2 puffs by mouth twice daily", 0, 0).route, "inhaled");  // oral inhalation
+  EXPECT_EQ(Read("1 cap inhale daily", 0, 0).route, "inhaled");                    // verb over a capsule's oral
+  EXPECT_EQ(Read("apply 1 patch daily", 0, 0).route, "transdermal");               // a patch's route over a verb
+  EXPECT_EQ(Read("apply twice daily", 0, 0).route, "topical");
+  EXPECT_EQ(Read("1 tablet sublingual bid", 0, 0).route, "sublingual");            // a written route over a tablet's oral
+  EXPECT_EQ(Read("take 1 tablet daily", 0, 0).route, "oral");
+  EXPECT_FALSE(Read("use as directed", 0, 0).route);
+}
+
+// ---------------------------------------------------------------- vocabulary
+
+TEST_F(SigTest, SpellingTolerance) {
+  EXPECT_EQ(sig.CorrectSpelling("tiems"), "times");
+  EXPECT_EQ(sig.CorrectSpelling("tmies"), "times");
+  EXPECT_EQ(sig.CorrectSpelling("talbet"), "tablet");
+  EXPECT_EQ(sig.CorrectSpelling("tabet"), "tablet");
+  EXPECT_EQ(sig.CorrectSpelling("wekes"), "weeks");
+  EXPECT_EQ(sig.CorrectSpelling("dya"), "day");     // three letters: one transposition only
+  EXPECT_EQ(sig.CorrectSpelling("dax"), "");
+  EXPECT_EQ(sig.CorrectSpelling("times"), "");      // already a sig word
+  EXPECT_EQ(sig.CorrectSpelling("xyzzy"), "");
+  EXPECT_EQ(sig.CorrectSpelling("Tiems"), "");      // callers pass lower case
+}
+
+TEST_F(SigTest, GluedWords) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(sig.SplitGlued("tidprnas"), (V{"tid", "prn", "as"}));
+  EXPECT_EQ(sig.SplitGlued("bidx"), (V{"bid", "x"}));
+  EXPECT_EQ(sig.SplitGlued("dailyx"), (V{"daily", "x"}));
+  EXPECT_EQ(sig.SplitGlued("mgbd"), (V{"mg", "bd"}));
+  EXPECT_EQ(sig.SplitGlued("intprnas"), (V{"int", "prn", "as"}));          // unknown piece at the start
+  EXPECT_EQ(sig.SplitGlued("prnanxiety"), (V{"prn", "anxiety"}));          // unknown piece at the end
+  EXPECT_EQ(sig.SplitGlued("tidwminstror"), (V{"tid", "wminstror"}));
+  EXPECT_EQ(sig.SplitGlued("asthe"), V{});                                 // connectives only
+  EXPECT_EQ(sig.SplitGlued("zzzz"), V{});
+  EXPECT_EQ(sig.SplitGlued("bid"), V{});
+}
+
+TEST_F(SigTest, SigAbbreviations) {
+  auto toks = Tokenize("tiotropium inh daily po tabs stopped");
+  EXPECT_FALSE(sig.IsSigAbbreviation(toks, 0));
+  EXPECT_TRUE(sig.IsSigAbbreviation(toks, 1));   // route
+  EXPECT_TRUE(sig.IsSigAbbreviation(toks, 2));   // frequency
+  EXPECT_TRUE(sig.IsSigAbbreviation(toks, 3));
+  EXPECT_TRUE(sig.IsSigAbbreviation(toks, 4));   // unit
+  EXPECT_FALSE(sig.IsSigAbbreviation(toks, 5));  // an action is not sig vocabulary
+  EXPECT_FALSE(sig.IsSigAbbreviation(toks, 9));
+  EXPECT_TRUE(sig.IsDoseVerb(Tokenize("Take")[0]));
 }
 
 // ---------------------------------------------------------------- actions

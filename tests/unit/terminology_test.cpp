@@ -109,11 +109,16 @@ TEST(Lookup, Synonyms) {
   EXPECT_EQ(apap->kind, MatchKind::kSynonym);
   EXPECT_EQ(T().IngredientKey(apap->concept_id), "161");
 
-  // class term "penicillin" -> penicillin V (synonyms.tsv)
+  // "penicillin" has no RxNorm IN: it names the penicillin class (allergen_classes.yaml), not
+  // penicillin V; "pen VK" is still penicillin V
   auto pcn = T().Lookup("penicillin");
   ASSERT_TRUE(pcn);
-  EXPECT_EQ(pcn->kind, MatchKind::kSynonym);
-  EXPECT_EQ(T().IngredientKey(pcn->concept_id), "7984");
+  EXPECT_EQ(pcn->kind, MatchKind::kExact);
+  EXPECT_EQ(T().concept_at(pcn->concept_id).tty, "CLASS");
+  EXPECT_EQ(T().IngredientKey(pcn->concept_id), "class:penicillins");
+  auto vk = T().Lookup("pen VK");
+  ASSERT_TRUE(vk);
+  EXPECT_EQ(T().IngredientKey(vk->concept_id), "7984");
 
   // combination synonym, ingredients sorted numerically: amoxicillin 723, clavulanate 48203
   auto ac = T().Lookup("amox-clav");
@@ -306,8 +311,10 @@ TEST(MatchTokens, FiveLetterWordsAreNotApproximated) {
 TEST(TerminologyInfo, VersionsAndSize) {
   EXPECT_EQ(T().version(), "rxnorm-2025-10-06+a-supplement");
   EXPECT_EQ(T().release_date(), "2025-10-06");
-  // 11,672 concept rows (all with ingredients) + 119 synonym rows
-  EXPECT_EQ(T().size(), 11791u);
+  // 11,672 concept rows (all with ingredients) + 122 synonym rows + 52 allergen class names
+  // (allergen_classes.yaml: 8 penicillins, 3 cephalosporins, 2 carbapenems, 9 sulfonamides,
+  // 11 NSAIDs, 4 fluoroquinolones, 2 macrolides, 2 tetracyclines, 5 opioids, 6 ACE inhibitors)
+  EXPECT_EQ(T().size(), 11846u);
 }
 
 TEST(TerminologyInfo, IngredientInfo) {
@@ -379,6 +386,174 @@ TEST(TerminologyLoad, SmallLexicon) {
   ASSERT_TRUE(approx);
   EXPECT_EQ(approx->kind, MatchKind::kApproximate);
   EXPECT_EQ(t.concept_at(approx->concept_id).name, "foozolin");
+}
+
+// ---------------------------------------------------------------- equivalence classes
+
+std::string KeyOf(std::string_view term) {
+  auto m = T().Lookup(term);
+  return m ? T().IngredientKey(m->concept_id) : "(none)";
+}
+std::string NameOf(std::string_view term) {
+  auto m = T().Lookup(term);
+  return m ? T().IngredientNames(m->concept_id) : "(none)";
+}
+std::string SaltOf(std::string_view term) {
+  auto m = T().Lookup(term);
+  return m ? T().SaltOf(m->concept_id) : "(none)";
+}
+
+TEST(Equivalents, SaltFormsThatRxNormKeepsApartShareOneKey) {
+  EXPECT_EQ(KeyOf("lithium carbonate"), "6448");
+  EXPECT_EQ(KeyOf("lithium citrate"), "6448");
+  EXPECT_EQ(KeyOf("lithium"), "6448");
+  EXPECT_EQ(KeyOf("Lithobid"), "6448");
+  EXPECT_EQ(NameOf("lithium carbonate"), "lithium");
+  EXPECT_EQ(T().CanonicalIngredient("42351"), "6448");
+  EXPECT_EQ(T().CanonicalIngredient("36437"), "36437");
+}
+
+TEST(Equivalents, VitaminNames) {
+  EXPECT_EQ(KeyOf("vitamin B12"), KeyOf("cyanocobalamin"));
+  EXPECT_EQ(NameOf("vitamin B12"), "cyanocobalamin");
+  EXPECT_EQ(KeyOf("vitamin B6"), "684879");
+  EXPECT_EQ(KeyOf("pyridoxine"), "684879");
+  EXPECT_EQ(NameOf("vitamin B6"), "pyridoxine");
+  EXPECT_EQ(KeyOf("vitamin D3"), KeyOf("cholecalciferol"));
+  EXPECT_EQ(KeyOf("vitamin K"), KeyOf("phytonadione"));
+  EXPECT_EQ(KeyOf("vitamin B2"), KeyOf("riboflavin"));
+  // different vitamers and enantiomers stay different drugs
+  EXPECT_NE(KeyOf("ergocalciferol"), KeyOf("cholecalciferol"));
+  EXPECT_NE(KeyOf("hydroxocobalamin"), KeyOf("cyanocobalamin"));
+  EXPECT_NE(KeyOf("escitalopram"), KeyOf("citalopram"));
+  EXPECT_NE(KeyOf("esomeprazole"), KeyOf("omeprazole"));
+}
+
+TEST(Equivalents, SaltReportedBesideTheSharedKey) {
+  EXPECT_EQ(KeyOf("metoprolol tartrate"), KeyOf("metoprolol succinate"));
+  EXPECT_EQ(SaltOf("metoprolol tartrate"), "tartrate");
+  EXPECT_EQ(SaltOf("metoprolol succinate"), "succinate");
+  EXPECT_EQ(SaltOf("lithium carbonate"), "carbonate");
+  EXPECT_EQ(SaltOf("divalproex sodium"), "divalproex sodium");  // not "valproate" plus a word
+  EXPECT_EQ(SaltOf("metoprolol"), "");
+  EXPECT_EQ(SaltOf("Zoloft"), "");
+  EXPECT_EQ(SaltOf("vitamin B12"), "");  // a vitamin name, not a salt
+  EXPECT_EQ(SaltOf("vitamin K"), "");
+}
+
+TEST(Equivalents, LoadErrorsNameFileAndLine) {
+  Terminology t = Terminology::Load("rxcui\ttty\tname\tingredient_rxcuis\tsource\n10\tIN\tfoozolin\t10\tx\n"
+                                    "20\tIN\tfoozolin salt\t20\tx\n", "", "", "", "", "", "", {});
+  auto error = [&](std::string_view tsv) {
+    try {
+      t.LoadEquivalents(tsv);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error("# comment\nfoozolin\tbarbamate\tsalt\n"), "equivalents.tsv:2: 'barbamate' is not an ingredient of the terminology");
+  EXPECT_EQ(error("nothing\tfoozolin\n"), "equivalents.tsv:1: 'nothing' is not an ingredient of the terminology");
+  EXPECT_EQ(error("foozolin\n"), "equivalents.tsv:1: expected canonical name, equivalent name");
+  EXPECT_EQ(error("foozolin\tfoozolin salt\tsalt\tsame ion\n"), "(no error)");
+  auto m = t.Lookup("foozolin salt");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(t.IngredientKey(m->concept_id), "10");
+  EXPECT_EQ(t.SaltOf(m->concept_id), "salt");
+}
+
+// ---------------------------------------------------------------- allergen classes
+
+TEST(AllergenClasses, NamesResolveToTheClassNotAMember) {
+  for (const char* name : {"PCN", "penicillin", "penicillins", "PCN class", "penicillin class"}) {
+    auto m = T().Lookup(name);
+    ASSERT_TRUE(m) << name;
+    EXPECT_EQ(T().concept_at(m->concept_id).tty, "CLASS") << name;
+    EXPECT_EQ(T().IngredientKey(m->concept_id), "class:penicillins") << name;
+    EXPECT_EQ(T().IngredientNames(m->concept_id), "penicillins") << name;
+  }
+  EXPECT_EQ(KeyOf("sulfa"), "class:sulfonamides");
+  EXPECT_EQ(NameOf("sulfa drugs"), "sulfonamide antibiotics");
+  EXPECT_EQ(KeyOf("NSAIDs"), "class:nsaids");
+  EXPECT_EQ(KeyOf("cephalosporins"), "class:cephalosporins");
+  // members keep their own keys
+  EXPECT_EQ(KeyOf("penicillin V"), "7984");
+  EXPECT_EQ(KeyOf("pen VK"), "7984");
+  EXPECT_EQ(KeyOf("amoxicillin"), "723");
+}
+
+TEST(AllergenClasses, FreeTextMatchesTheLongestName) {
+  auto toks = Tokenize("PCN-class allergy");
+  auto m = T().MatchTokens(toks, 0, toks.size());
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->token_count, 3u);
+  EXPECT_EQ(T().IngredientKey(m->concept_id), "class:penicillins");
+}
+
+TEST(AllergenClasses, Membership) {
+  const AllergenClass* pcn = T().FindClass("PCN");
+  ASSERT_NE(pcn, nullptr);
+  EXPECT_EQ(pcn->id, "penicillins");
+  EXPECT_EQ(pcn->prescribed_as, "7984");
+  EXPECT_EQ(T().FindClass("class:penicillins"), pcn);
+  EXPECT_EQ(T().FindClass("penicillins"), pcn);
+  EXPECT_EQ(T().FindClass("amoxicillin"), nullptr);
+  EXPECT_TRUE(T().ClassCovers("penicillins", "723"));          // amoxicillin
+  EXPECT_TRUE(T().ClassCovers("PCN", "723+48203"));            // amoxicillin / clavulanate
+  EXPECT_TRUE(T().ClassCovers("penicillin", "7980"));          // penicillin G
+  EXPECT_TRUE(T().ClassCovers("penicillins", "class:penicillins"));
+  EXPECT_FALSE(T().ClassCovers("penicillins", "class:cephalosporins"));
+  EXPECT_FALSE(T().ClassCovers("penicillins", "3640"));        // doxycycline
+  EXPECT_TRUE(T().ClassCovers("NSAIDs", "5640"));              // ibuprofen
+  EXPECT_TRUE(T().ClassCovers("nsaids", "1191"));              // aspirin
+  EXPECT_TRUE(T().ClassCovers("NSAID", "140587"));             // celecoxib
+  EXPECT_FALSE(T().ClassCovers("NSAIDs", "161"));              // acetaminophen
+  EXPECT_TRUE(T().ClassCovers("sulfa", "10180+10829"));        // Bactrim
+  EXPECT_FALSE(T().ClassCovers("sulfa", "4603"));              // furosemide: a non-antibiotic sulfonamide
+  EXPECT_FALSE(T().ClassCovers("no such class", "723"));
+  EXPECT_EQ(T().ClassesOf("1191"), (std::vector<std::string>{"nsaids"}));
+  EXPECT_EQ(T().ClassesOf("3640"), (std::vector<std::string>{"tetracyclines"}));
+  EXPECT_EQ(T().ClassesOf("161"), std::vector<std::string>{});
+}
+
+TEST(AllergenClasses, EveryClassHasMembersAndNames) {
+  ASSERT_EQ(T().classes().size(), 10u);
+  for (const AllergenClass& c : T().classes()) {
+    EXPECT_FALSE(c.members.empty()) << c.id;
+    EXPECT_FALSE(c.names.empty()) << c.id;
+    EXPECT_FALSE(c.display.empty()) << c.id;
+  }
+  const AllergenClass* pcn = T().FindClass("penicillins");
+  ASSERT_NE(pcn, nullptr);
+  EXPECT_EQ(pcn->members, (std::vector<std::string>{"723", "733", "3356", "7233", "7773", "7980", "7984", "8339"}));
+}
+
+TEST(AllergenClasses, LoadErrors) {
+  Terminology t = Terminology::Load("rxcui\ttty\tname\tingredient_rxcuis\tsource\n10\tIN\tfoozolin\t10\tx\n", "", "", "",
+                                    "", "", "", {});
+  auto error = [&](std::string_view yaml, std::string_view tsv) {
+    try {
+      Terminology copy = Terminology::Load("rxcui\ttty\tname\tingredient_rxcuis\tsource\n10\tIN\tfoozolin\t10\tx\n",
+                                           "", "", "", "", "", "", {});
+      copy.LoadAllergenClasses(yaml, tsv);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error("version: 1\n", ""), "allergen_classes.yaml: missing mapping 'classes'");
+  EXPECT_EQ(error("classes: {foos: {names: [foos]}}\n", "bars\t10\n"), "allergen_class_members.tsv:1: unknown class 'bars'");
+  EXPECT_EQ(error("classes: {foos: {names: [foos]}}\n", "foos\t99\n"), "allergen_class_members.tsv:1: unknown ingredient 99");
+  EXPECT_EQ(error("classes: {foos: {names: [foozolin]}}\n", "foos\t10\n"),
+            "allergen_classes.yaml: foos: 'foozolin' is already a drug name");
+  EXPECT_EQ(error("classes: {foos: {names: [foos], prescribed_as: barbamate}}\n", ""),
+            "allergen_classes.yaml: foos: prescribed_as 'barbamate' is not an ingredient");
+  t.LoadAllergenClasses("classes: {foos: {display: the foos, names: [foos, FZS]}}\n", "class\tingredient_rxcui\nfoos\t10\n");
+  EXPECT_TRUE(t.ClassCovers("FZS", "10"));
+  auto m = t.Lookup("foos");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(t.IngredientNames(m->concept_id), "the foos");
+  EXPECT_EQ(t.size(), 3u);
 }
 
 }  // namespace

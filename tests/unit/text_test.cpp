@@ -360,6 +360,15 @@ TEST(Normalize, FoldPlural) {
   EXPECT_EQ(FoldPlural("pills"), "pill");
   EXPECT_EQ(FoldPlural("virus"), "virus");      // -us
   EXPECT_EQ(FoldPlural("abscess"), "abscess");  // -ss
+  // -es after a sibilant folds to the singular both sides use ("passive death wishes" is the
+  // keyword "passive death wish"); -aches is -ache + s.
+  EXPECT_EQ(FoldPlural("wishes"), "wish");
+  EXPECT_EQ(FoldPlural("rashes"), "rash");
+  EXPECT_EQ(FoldPlural("patches"), "patch");
+  EXPECT_EQ(FoldPlural("masses"), "mass");
+  EXPECT_EQ(FoldPlural("boxes"), "box");
+  EXPECT_EQ(FoldPlural("headaches"), "headache");
+  EXPECT_EQ(FoldPlural("headache"), "headache");
   EXPECT_EQ(FoldPlural("arthritis"), "arthritis");  // -is
   EXPECT_EQ(FoldPlural("fits"), "fits");        // four letters or fewer stay
   EXPECT_EQ(FoldPlural("was"), "was");

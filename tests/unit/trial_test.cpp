@@ -1,6 +1,7 @@
 // Unit tests for trial.h: trial YAML loading and validation (docs/trial-schema.md).
 // Every error message is "<file>: <key path>: <problem>", as the schema's loader rules say.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "hash.h"
+#include "note/note.h"
 #include "rules.h"
 #include "terminology.h"
 #include "trial.h"
@@ -71,8 +73,8 @@ TEST(TrialLoad, SeedShapedFileLoads) {
   EXPECT_EQ(t.instructions, "Write a SOAP note.");
   EXPECT_EQ(t.source_file, "t.yaml");
   EXPECT_EQ(t.version_hash, Sha256Hex(kSeed));
-  ASSERT_EQ(t.meds.size(), 1u);
-  const ExpectedMed& m = t.meds.at(0);
+  ASSERT_EQ(NoteOf(t).meds.size(), 1u);
+  const ExpectedMed& m = NoteOf(t).meds.at(0);
   EXPECT_EQ(m.name, "ibuprofen");
   EXPECT_EQ(m.dose_text, "400 mg");
   ASSERT_TRUE(m.dose);
@@ -88,24 +90,24 @@ TEST(TrialLoad, SeedShapedFileLoads) {
   EXPECT_EQ(m.drug, "ibuprofen");
   EXPECT_EQ(m.rxcui, "5640");
   EXPECT_TRUE(m.in_terminology);
-  EXPECT_TRUE(t.allergies.empty());
-  EXPECT_TRUE(t.mental_flags.empty());
-  EXPECT_TRUE(t.deferred_dx.empty());
-  ASSERT_EQ(t.traps.size(), 1u);
-  EXPECT_EQ(t.traps[0].phrase, "fever");
-  EXPECT_TRUE(t.traps[0].variants.empty());
-  EXPECT_FALSE(t.traps[0].match_any);
-  EXPECT_DOUBLE_EQ(t.weights.drug, 0.7);
-  EXPECT_DOUBLE_EQ(t.weights.mental, 0.0);
-  EXPECT_DOUBLE_EQ(t.weights.fabrication, 0.3);
+  EXPECT_TRUE(NoteOf(t).allergies.empty());
+  EXPECT_TRUE(NoteOf(t).mental_flags.empty());
+  EXPECT_TRUE(NoteOf(t).deferred_dx.empty());
+  ASSERT_EQ(NoteOf(t).traps.size(), 1u);
+  EXPECT_EQ(NoteOf(t).traps[0].phrase, "fever");
+  EXPECT_TRUE(NoteOf(t).traps[0].variants.empty());
+  EXPECT_FALSE(NoteOf(t).traps[0].match_any);
+  EXPECT_DOUBLE_EQ(NoteOf(t).weights.drug, 0.7);
+  EXPECT_DOUBLE_EQ(NoteOf(t).weights.mental, 0.0);
+  EXPECT_DOUBLE_EQ(NoteOf(t).weights.fabrication, 0.3);
   // default credit: name 0.5, dose 0.25, frequency 0.25
-  EXPECT_FALSE(t.credit_overridden);
-  EXPECT_DOUBLE_EQ(t.credit.name, 0.5);
-  EXPECT_DOUBLE_EQ(t.credit.dose, 0.25);
-  EXPECT_DOUBLE_EQ(t.credit.frequency, 0.25);
-  EXPECT_DOUBLE_EQ(t.credit.route, 0);
-  EXPECT_DOUBLE_EQ(t.credit.action, 0);
-  EXPECT_TRUE(t.critical_errors.empty());
+  EXPECT_FALSE(NoteOf(t).credit_overridden);
+  EXPECT_DOUBLE_EQ(NoteOf(t).credit.name, 0.5);
+  EXPECT_DOUBLE_EQ(NoteOf(t).credit.dose, 0.25);
+  EXPECT_DOUBLE_EQ(NoteOf(t).credit.frequency, 0.25);
+  EXPECT_DOUBLE_EQ(NoteOf(t).credit.route, 0);
+  EXPECT_DOUBLE_EQ(NoteOf(t).credit.action, 0);
+  EXPECT_TRUE(NoteOf(t).critical_errors.empty());
   EXPECT_FALSE(t.sealed);
 }
 
@@ -116,7 +118,7 @@ TEST(TrialLoad, FixtureFileLoadsUnchanged) {
   ss << in.rdbuf();
   Trial t = ParseTrial(ss.str(), "01-sore-throat.yaml", DefaultRules(), DefaultTerminology());
   EXPECT_EQ(t.id, "01-sore-throat");
-  EXPECT_EQ(t.meds.size(), 1u);
+  EXPECT_EQ(NoteOf(t).meds.size(), 1u);
 }
 
 TEST(TrialLoad, GroundTruthListsAreOptional) {
@@ -128,15 +130,15 @@ TEST(TrialLoad, GroundTruthListsAreOptional) {
   deferred_dx: []
   fabrication_traps: [fever]
 )", "ground_truth: {}\n"));
-  EXPECT_TRUE(t.meds.empty());
-  EXPECT_TRUE(t.traps.empty());
+  EXPECT_TRUE(NoteOf(t).meds.empty());
+  EXPECT_TRUE(NoteOf(t).traps.empty());
   Trial nulls = Parse(With("  allergies: []\n", "  allergies:\n"));
-  EXPECT_TRUE(nulls.allergies.empty());
+  EXPECT_TRUE(NoteOf(nulls).allergies.empty());
 }
 
 TEST(TrialLoad, OptionalMedFieldsMayBeAbsent) {
   Trial t = Parse(WithMed("    - {name: ibuprofen}\n"));
-  const ExpectedMed& m = t.meds.at(0);
+  const ExpectedMed& m = NoteOf(t).meds.at(0);
   EXPECT_FALSE(m.dose);
   EXPECT_FALSE(m.frequency);
   EXPECT_FALSE(m.route);
@@ -146,38 +148,38 @@ TEST(TrialLoad, OptionalMedFieldsMayBeAbsent) {
 
 TEST(TrialLoad, NamesResolveThroughRxNorm) {
   Trial brand = Parse(WithMed("    - {name: Zoloft}\n"));
-  EXPECT_EQ(brand.meds.at(0).keys, (std::vector<std::string>{"36437"}));
-  EXPECT_EQ(brand.meds.at(0).drug, "sertraline");
-  EXPECT_EQ(brand.meds.at(0).rxcui, "36437");
+  EXPECT_EQ(NoteOf(brand).meds.at(0).keys, (std::vector<std::string>{"36437"}));
+  EXPECT_EQ(NoteOf(brand).meds.at(0).drug, "sertraline");
+  EXPECT_EQ(NoteOf(brand).meds.at(0).rxcui, "36437");
 
   Trial syn = Parse(WithMed("    - {name: sertraline, synonyms: [Zoloft, Lustral]}\n"));
   // Zoloft is the same ingredient; Lustral is not in the offline terminology: a name key
-  EXPECT_EQ(syn.meds.at(0).keys, (std::vector<std::string>{"36437", "name:lustral"}));
-  EXPECT_EQ(syn.meds.at(0).synonyms, (std::vector<std::string>{"Zoloft", "Lustral"}));
+  EXPECT_EQ(NoteOf(syn).meds.at(0).keys, (std::vector<std::string>{"36437", "name:lustral"}));
+  EXPECT_EQ(NoteOf(syn).meds.at(0).synonyms, (std::vector<std::string>{"Zoloft", "Lustral"}));
 
   Trial combo = Parse(WithMed("    - {name: Vicodin}\n"));
-  EXPECT_EQ(combo.meds.at(0).keys, (std::vector<std::string>{"161+5489"}));
-  EXPECT_EQ(combo.meds.at(0).rxcui, "161 / 5489");
+  EXPECT_EQ(NoteOf(combo).meds.at(0).keys, (std::vector<std::string>{"161+5489"}));
+  EXPECT_EQ(NoteOf(combo).meds.at(0).rxcui, "161 / 5489");
 }
 
 TEST(TrialLoad, UnknownNameKeepsANameKey) {
   Trial t = Parse(WithMed("    - {name: Zyntrafex XR}\n"));
-  EXPECT_EQ(t.meds.at(0).keys, (std::vector<std::string>{"name:zyntrafex xr"}));
-  EXPECT_EQ(t.meds.at(0).drug, "zyntrafex xr");
-  EXPECT_EQ(t.meds.at(0).rxcui, "");
-  EXPECT_FALSE(t.meds.at(0).in_terminology);
+  EXPECT_EQ(NoteOf(t).meds.at(0).keys, (std::vector<std::string>{"name:zyntrafex xr"}));
+  EXPECT_EQ(NoteOf(t).meds.at(0).drug, "zyntrafex xr");
+  EXPECT_EQ(NoteOf(t).meds.at(0).rxcui, "");
+  EXPECT_FALSE(NoteOf(t).meds.at(0).in_terminology);
 }
 
 TEST(TrialLoad, ApproximateNamesAreNotAcceptedInGroundTruth) {
   // a misspelled ground truth must not silently become another drug
   Trial t = Parse(WithMed("    - {name: sertaline}\n"));
-  EXPECT_EQ(t.meds.at(0).keys, (std::vector<std::string>{"name:sertaline"}));
-  EXPECT_FALSE(t.meds.at(0).in_terminology);
+  EXPECT_EQ(NoteOf(t).meds.at(0).keys, (std::vector<std::string>{"name:sertaline"}));
+  EXPECT_FALSE(NoteOf(t).meds.at(0).in_terminology);
 }
 
 TEST(TrialLoad, DoseFrequencyAndActionNormalisers) {
   Trial t = Parse(WithMed("    - {name: levothyroxine, dose: 75 mcg, frequency: q4-6h prn, route: PO, action: hold}\n"));
-  const ExpectedMed& m = t.meds.at(0);
+  const ExpectedMed& m = NoteOf(t).meds.at(0);
   ASSERT_TRUE(m.dose && m.frequency && m.frequency->per_day && m.route && m.action);
   EXPECT_DOUBLE_EQ(m.dose->value, 75);
   EXPECT_EQ(m.dose->unit, "mcg");
@@ -188,9 +190,9 @@ TEST(TrialLoad, DoseFrequencyAndActionNormalisers) {
   EXPECT_EQ(m.action_text, "hold");  // as written
 
   Trial two = Parse(WithMed("    - {name: ibuprofen, dose: two 200 mg tablets, frequency: weekly}\n"));
-  ASSERT_TRUE(two.meds.at(0).dose && two.meds.at(0).frequency && two.meds.at(0).frequency->per_day);
-  EXPECT_DOUBLE_EQ(two.meds.at(0).dose->value, 400);
-  EXPECT_DOUBLE_EQ(*two.meds.at(0).frequency->per_day, 1.0 / 7.0);
+  ASSERT_TRUE(NoteOf(two).meds.at(0).dose && NoteOf(two).meds.at(0).frequency && NoteOf(two).meds.at(0).frequency->per_day);
+  EXPECT_DOUBLE_EQ(NoteOf(two).meds.at(0).dose->value, 400);
+  EXPECT_DOUBLE_EQ(*NoteOf(two).meds.at(0).frequency->per_day, 1.0 / 7.0);
 }
 
 // Regression test, bug fixed (rules.cpp TsvRows, see SigTest.FrequenciesStartingWithANumberSlot): the
@@ -198,17 +200,17 @@ TEST(TrialLoad, DoseFrequencyAndActionNormalisers) {
 // written "3 times a week" is rejected with "cannot parse frequency".
 TEST(TrialLoad, FrequencyWithLeadingNumber) {
   Trial t = Parse(WithMed("    - {name: methotrexate, frequency: 3 times a week}\n"));
-  ASSERT_TRUE(t.meds.at(0).frequency && t.meds.at(0).frequency->per_day);
-  EXPECT_DOUBLE_EQ(*t.meds.at(0).frequency->per_day, 3.0 / 7.0);
+  ASSERT_TRUE(NoteOf(t).meds.at(0).frequency && NoteOf(t).meds.at(0).frequency->per_day);
+  EXPECT_DOUBLE_EQ(*NoteOf(t).meds.at(0).frequency->per_day, 3.0 / 7.0);
 }
 
 TEST(TrialLoad, AllergyForms) {
   Trial t = Parse(With("  allergies: []\n", "  allergies:\n    - penicillin\n    - {substance: latex, reaction: hives}\n"));
-  ASSERT_EQ(t.allergies.size(), 2u);
-  EXPECT_EQ(t.allergies[0].substance, "penicillin");
-  EXPECT_EQ(t.allergies[0].reaction, "");
-  EXPECT_EQ(t.allergies[1].substance, "latex");
-  EXPECT_EQ(t.allergies[1].reaction, "hives");
+  ASSERT_EQ(NoteOf(t).allergies.size(), 2u);
+  EXPECT_EQ(NoteOf(t).allergies[0].substance, "penicillin");
+  EXPECT_EQ(NoteOf(t).allergies[0].reaction, "");
+  EXPECT_EQ(NoteOf(t).allergies[1].substance, "latex");
+  EXPECT_EQ(NoteOf(t).allergies[1].reaction, "hives");
 }
 
 TEST(TrialLoad, FlagsDeferredAndTraps) {
@@ -224,34 +226,34 @@ TEST(TrialLoad, FlagsDeferredAndTraps) {
     - {phrase: breast exam, match: any}
     - {phrase: rash, match: affirmed}
 )"));
-  ASSERT_EQ(t.mental_flags.size(), 1u);
-  EXPECT_EQ(t.mental_flags[0].flag, "passive suicidal ideation");
-  EXPECT_EQ(t.mental_flags[0].keywords, (std::vector<std::string>{"SI", "wish to be dead"}));
-  EXPECT_EQ(t.deferred_dx, (std::vector<std::string>{"bipolar disorder"}));
-  ASSERT_EQ(t.traps.size(), 4u);
-  EXPECT_EQ(t.traps[0].phrase, "chest pain");
-  EXPECT_EQ(t.traps[1].variants, (std::vector<std::string>{"fainted", "passed out"}));
-  EXPECT_FALSE(t.traps[1].match_any);
-  EXPECT_TRUE(t.traps[2].match_any);
-  EXPECT_FALSE(t.traps[3].match_any);
+  ASSERT_EQ(NoteOf(t).mental_flags.size(), 1u);
+  EXPECT_EQ(NoteOf(t).mental_flags[0].flag, "passive suicidal ideation");
+  EXPECT_EQ(NoteOf(t).mental_flags[0].keywords, (std::vector<std::string>{"SI", "wish to be dead"}));
+  EXPECT_EQ(NoteOf(t).deferred_dx, (std::vector<std::string>{"bipolar disorder"}));
+  ASSERT_EQ(NoteOf(t).traps.size(), 4u);
+  EXPECT_EQ(NoteOf(t).traps[0].phrase, "chest pain");
+  EXPECT_EQ(NoteOf(t).traps[1].variants, (std::vector<std::string>{"fainted", "passed out"}));
+  EXPECT_FALSE(NoteOf(t).traps[1].match_any);
+  EXPECT_TRUE(NoteOf(t).traps[2].match_any);
+  EXPECT_FALSE(NoteOf(t).traps[3].match_any);
 }
 
 TEST(TrialLoad, CreditOverride) {
   Trial t = Parse(Append("credit: {name: 0.4, dose: 0.2, frequency: 0.2, route: 0.1, action: 0.1}\n"));
-  EXPECT_TRUE(t.credit_overridden);
-  EXPECT_DOUBLE_EQ(t.credit.name, 0.4);
-  EXPECT_DOUBLE_EQ(t.credit.route, 0.1);
-  EXPECT_DOUBLE_EQ(t.credit.action, 0.1);
+  EXPECT_TRUE(NoteOf(t).credit_overridden);
+  EXPECT_DOUBLE_EQ(NoteOf(t).credit.name, 0.4);
+  EXPECT_DOUBLE_EQ(NoteOf(t).credit.route, 0.1);
+  EXPECT_DOUBLE_EQ(NoteOf(t).credit.action, 0.1);
   // keys left out of an override are 0, not the defaults
   Trial name_only = Parse(Append("credit: {name: 1}\n"));
-  EXPECT_DOUBLE_EQ(name_only.credit.name, 1);
-  EXPECT_DOUBLE_EQ(name_only.credit.dose, 0);
-  EXPECT_DOUBLE_EQ(name_only.credit.frequency, 0);
+  EXPECT_DOUBLE_EQ(NoteOf(name_only).credit.name, 1);
+  EXPECT_DOUBLE_EQ(NoteOf(name_only).credit.dose, 0);
+  EXPECT_DOUBLE_EQ(NoteOf(name_only).credit.frequency, 0);
 }
 
 TEST(TrialLoad, WeightsWithinTolerance) {
   Trial t = Parse(With(kWeights, "weights: {drug: 0.1, mental: 0.2, fabrication: 0.7}\n"));
-  EXPECT_DOUBLE_EQ(t.weights.fabrication, 0.7);
+  EXPECT_DOUBLE_EQ(NoteOf(t).weights.fabrication, 0.7);
   Parse(With(kWeights, "weights: {drug: 0.3333333, mental: 0.3333333, fabrication: 0.3333334}\n"));
   Parse(With(kWeights, "weights: {drug: 1, mental: 0, fabrication: 0}\n"));
   Parse(With(kWeights, "weights: {drug: 5e-1, mental: 0.25, fabrication: 0.25}\n"));
@@ -267,13 +269,13 @@ TEST(TrialLoad, CriticalErrorRules) {
     description: The patient was not admitted.
     asserts: [admitted to the hospital, hospitalized]
 )"));
-  ASSERT_EQ(t.critical_errors.size(), 2u);
-  const CriticalRule& a = t.critical_errors[0];
+  ASSERT_EQ(NoteOf(t).critical_errors.size(), 2u);
+  const CriticalRule& a = NoteOf(t).critical_errors[0];
   EXPECT_EQ(a.id, "lisinopril-continued");
   EXPECT_EQ(a.med, "lisinopril");
   EXPECT_EQ(a.actions, (std::vector<std::string>{"continue", "start", "increase", "start"}));  // canonical
   EXPECT_EQ(a.med_keys, (std::vector<std::string>{"29046"}));
-  const CriticalRule& b = t.critical_errors[1];
+  const CriticalRule& b = NoteOf(t).critical_errors[1];
   EXPECT_EQ(b.asserts, (std::vector<std::string>{"admitted to the hospital", "hospitalized"}));
   EXPECT_TRUE(b.med.empty());
 }
@@ -288,14 +290,14 @@ TEST(TrialLoad, Sealed) {
 
 TEST(TrialErrors, UnknownTopLevelKey) {
   EXPECT_EQ(Error(With("ground_truth:\n", "ground_turth:\n")),
-            "t.yaml: ground_turth: unknown key (allowed here: id, title, difficulty, summary, encounter_text, "
-            "instructions, ground_truth, weights, credit, critical_errors, sealed)");
+            "t.yaml: ground_turth: unknown key (allowed here: id, kind, title, difficulty, summary, encounter_text, "
+            "instructions, sealed, ground_truth, weights, credit, critical_errors)");
 }
 
 TEST(TrialErrors, UnknownKeyIsReportedBeforeMissingKeys) {
   EXPECT_EQ(Error("colour: red\n"),
-            "t.yaml: colour: unknown key (allowed here: id, title, difficulty, summary, encounter_text, "
-            "instructions, ground_truth, weights, credit, critical_errors, sealed)");
+            "t.yaml: colour: unknown key (allowed here: id, kind, title, difficulty, summary, encounter_text, "
+            "instructions, sealed, ground_truth, weights, credit, critical_errors)");
 }
 
 TEST(TrialErrors, UnknownGroundTruthKey) {
@@ -320,9 +322,9 @@ TEST(TrialErrors, UnknownAllergyFlagAndTrapKeys) {
   EXPECT_EQ(Error(With("  allergies: []\n", "  allergies: [{substance: latex, severity: high}]\n")),
             "t.yaml: ground_truth.allergies[0].severity: unknown key (allowed here: substance, reaction)");
   EXPECT_EQ(Error(With("  mental_flags: []\n", "  mental_flags: [{flag: SI, words: [SI]}]\n")),
-            "t.yaml: ground_truth.mental_flags[0].words: unknown key (allowed here: flag, keywords)");
+            "t.yaml: ground_truth.mental_flags[0].words: unknown key (allowed here: flag, keywords, when)");
   EXPECT_EQ(Error(With("  fabrication_traps: [fever]\n", "  fabrication_traps: [fever, {phrase: rash, variant: [x]}]\n")),
-            "t.yaml: ground_truth.fabrication_traps[1].variant: unknown key (allowed here: phrase, variants, match)");
+            "t.yaml: ground_truth.fabrication_traps[1].variant: unknown key (allowed here: phrase, variants, match, when)");
 }
 
 TEST(TrialErrors, UnknownWeightsCreditAndCriticalKeys) {
@@ -433,12 +435,58 @@ TEST(TrialErrors, IdPattern) {
   for (const char* bad : {"3-sore", "003-sore", "01-Sore", "01_sore", "01-sore-", "01--sore", "01-", "ab-sore",
                           "01-sore throat", "01sore"}) {
     EXPECT_EQ(Error(With("id: 01-sore-throat\n", std::string("id: '") + bad + "'\n")),
-              std::string("t.yaml: id: must look like NN-slug (two digits, a hyphen, lower-case words), got \"") + bad +
+              std::string("t.yaml: id: must look like NN-slug (two digits, a hyphen, lower-case words; at most 64 characters), got \"") + bad +
                   "\"")
         << bad;
   }
   for (const char* good : {"99-a", "01-a1-b2", "00-x", "10-adult-adhd-evaluation-anxiety"})
     EXPECT_EQ(Parse(With("id: 01-sore-throat\n", std::string("id: ") + good + "\n")).id, good);
+}
+
+TEST(TrialErrors, OversizeIdsAreRefusedWithoutARegex) {
+  // 27,000 characters once overflowed std::regex_match's stack and killed the process.
+  const std::string huge = "01-" + std::string(27000, 'a');
+  EXPECT_EQ(Error(With("id: 01-sore-throat\n", "id: " + huge + "\n")),
+            "t.yaml: id: must look like NN-slug (two digits, a hyphen, lower-case words; at most 64 characters), got \"01-" +
+                std::string(77, 'a') + "\xE2\x80\xA6\"");
+  const std::string longest = "01-" + std::string(61, 'a');
+  EXPECT_EQ(Parse(With("id: 01-sore-throat\n", "id: " + longest + "\n")).id, longest);
+  EXPECT_EQ(Error(With("id: 01-sore-throat\n", "id: " + longest + "a\n")).substr(0, 30), "t.yaml: id: must look like NN-");
+}
+
+TEST(TrialErrors, AliasExpansionIsBounded) {
+  // A billion-laughs document: 10 levels of 10 aliases expand to 10^10 values.
+  std::string yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    yaml += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) yaml += std::string(k ? ", " : "") + "*a" + std::to_string(i - 1);
+    yaml += "]\n";
+  }
+  EXPECT_EQ(Error(yaml), "t.yaml: (top level): more than 100000 values once YAML aliases are expanded");
+  // Aliases within the bound are ordinary YAML.
+  Trial t = Parse(With("  deferred_dx: []\n  fabrication_traps: [fever]\n", "  deferred_dx: &t [fever]\n  fabrication_traps: *t\n"));
+  EXPECT_EQ(NoteOf(t).deferred_dx, (std::vector<std::string>{"fever"}));
+  ASSERT_EQ(NoteOf(t).traps.size(), 1u);
+  EXPECT_EQ(NoteOf(t).traps[0].phrase, "fever");
+}
+
+TEST(TrialErrors, DuplicateKeysAreRefused) {
+  EXPECT_EQ(Error(WithMed("    - {name: ibuprofen, dose: 400 mg, dose: 4 mg}\n")),
+            "t.yaml: ground_truth.meds[0].dose: duplicate key (each key may appear once)");
+  EXPECT_EQ(Error(Append("title: Again\n")), "t.yaml: title: duplicate key (each key may appear once)");
+}
+
+TEST(TrialErrors, QuotedNumbersAreText) {
+  EXPECT_EQ(Error(With(kWeights, "weights: {drug: '0.7', mental: 0.0, fabrication: 0.3}\n")),
+            "t.yaml: weights.drug: expected a number, got the text \"0.7\" (write numbers without quotes)");
+  EXPECT_EQ(Error(Append("sealed: 'true'\n")), "t.yaml: sealed: must be true or false");
+}
+
+TEST(TrialErrors, Kind) {
+  EXPECT_EQ(Parse(Append("kind: note\n")).kind, "note");
+  EXPECT_EQ(Parse(kSeed).kind, "note");
+  EXPECT_EQ(Error(Append("kind: essay\n")).substr(0, 43), "t.yaml: kind: unknown kind \"essay\" (known k");
+  EXPECT_EQ(Error(Append("kind: [note]\n")), "t.yaml: kind: expected text");
 }
 
 TEST(TrialErrors, Difficulty) {
@@ -588,36 +636,55 @@ TEST(TrialJson, GroundTruthJson) {
 }
 
 TEST(TrialJson, RoundTrip) {
-  Trial t = Parse(Append(R"(credit: {name: 0.4, dose: 0.2, frequency: 0.2, route: 0.1, action: 0.1}
+  const std::string yaml = Append(R"(credit: {name: 0.4, dose: 0.2, frequency: 0.2, route: 0.1, action: 0.1}
 critical_errors:
   - {id: no-admission, description: Not admitted., asserts: [hospitalized]}
 sealed: true
-)"));
+)");
+  Trial t = Parse(yaml);
   nlohmann::json j = TrialToJson(t);
+  // The definition is the file's own text: rebuilding parses exactly what was loaded.
+  EXPECT_EQ(j["format"], 2);
+  EXPECT_EQ(j["kind"], "note");
+  EXPECT_EQ(j["yaml"], yaml);
+  EXPECT_EQ(j["files"], nlohmann::json::object());
   EXPECT_EQ(j["source_file"], "t.yaml");
   EXPECT_EQ(j["version_hash"], t.version_hash);
-  EXPECT_EQ(j["credit"]["route"], 0.1);
+  EXPECT_EQ(t.version_hash, Sha256Hex(yaml));
   Trial back = TrialFromJson(j, DefaultRules(), DefaultTerminology());
   EXPECT_EQ(back.id, t.id);
   EXPECT_EQ(back.encounter_text, t.encounter_text);
   EXPECT_EQ(back.version_hash, t.version_hash);  // the file's hash, not the JSON's
   EXPECT_EQ(back.source_file, "t.yaml");
   EXPECT_TRUE(back.sealed);
-  EXPECT_TRUE(back.credit_overridden);
-  EXPECT_DOUBLE_EQ(back.credit.action, 0.1);
-  ASSERT_EQ(back.critical_errors.size(), 1u);
-  EXPECT_EQ(back.critical_errors[0].asserts, (std::vector<std::string>{"hospitalized"}));
-  ASSERT_EQ(back.meds.size(), 1u);
-  ASSERT_TRUE(back.meds.at(0).dose);
-  EXPECT_DOUBLE_EQ(back.meds.at(0).dose->value, 400);
+  EXPECT_TRUE(NoteOf(back).credit_overridden);
+  EXPECT_DOUBLE_EQ(NoteOf(back).credit.action, 0.1);
+  ASSERT_EQ(NoteOf(back).critical_errors.size(), 1u);
+  EXPECT_EQ(NoteOf(back).critical_errors[0].asserts, (std::vector<std::string>{"hospitalized"}));
+  ASSERT_EQ(NoteOf(back).meds.size(), 1u);
+  ASSERT_TRUE(NoteOf(back).meds.at(0).dose);
+  EXPECT_DOUBLE_EQ(NoteOf(back).meds.at(0).dose->value, 400);
   EXPECT_EQ(TrialToJson(back), j);
 }
 
-TEST(TrialJson, PlainTrialHasNoCreditKey) {
-  nlohmann::json j = TrialToJson(Parse(kSeed));
-  EXPECT_FALSE(j.contains("credit"));
-  EXPECT_EQ(j["critical_errors"], nlohmann::json::array());
-  EXPECT_EQ(j["sealed"], false);
+TEST(TrialJson, Format1DefinitionsStillRebuild) {
+  // What a database written before task kinds stored: the trial's structure as JSON.
+  nlohmann::json old = nlohmann::json::parse(R"({
+    "id": "01-sore-throat", "title": "Sore throat", "difficulty": "easy", "summary": "Adult with viral pharyngitis.",
+    "encounter_text": "Doctor: What brings you in?\nPatient: Sore throat. I take ibuprofen 400 mg three times a day.\n",
+    "instructions": "Write a SOAP note.",
+    "ground_truth": {"meds": [{"name": "ibuprofen", "dose": "400 mg", "frequency": "three times a day"}],
+                     "allergies": [], "mental_flags": [], "deferred_dx": [], "fabrication_traps": ["fever"]},
+    "weights": {"drug": 0.7, "mental": 0.0, "fabrication": 0.3}, "critical_errors": [], "sealed": false,
+    "source_file": "01-sore-throat.yaml", "version_hash": "abc"})");
+  Trial t = TrialFromJson(old, DefaultRules(), DefaultTerminology());
+  EXPECT_EQ(t.id, "01-sore-throat");
+  EXPECT_EQ(t.kind, "note");
+  EXPECT_EQ(t.version_hash, "abc");
+  EXPECT_EQ(t.source_file, "01-sore-throat.yaml");
+  ASSERT_EQ(NoteOf(t).meds.size(), 1u);
+  EXPECT_DOUBLE_EQ(NoteOf(t).meds[0].dose->value, 400);
+  EXPECT_DOUBLE_EQ(NoteOf(t).weights.drug, 0.7);
 }
 
 // ---------------------------------------------------------------- LoadCorpus
@@ -661,6 +728,20 @@ TEST(LoadCorpus, Errors) {
   EXPECT_EQ(CorpusError("tests/fixtures/corpus_bad/duplicate"),
             "02-sore-throat-again.yaml: id: duplicate trial id \"01-sore-throat\"");
   EXPECT_EQ(CorpusError("tests/fixtures/corpus_bad/weights"), "01-sore-throat.yaml: weights: must sum to 1.0, got 0.9");
+}
+
+TEST(LoadCorpus, OversizeFilesAreRefusedBeforeReading) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("scribe-oversize-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  {
+    std::ofstream(dir / "01-big.yaml") << kSeed;
+  }
+  fs::resize_file(dir / "01-big.yaml", (1u << 20) + 1);  // sparse: nothing is written, nothing need be read
+  EXPECT_EQ(CorpusError(dir.string()), "01-big.yaml: larger than 1 MiB");
+  fs::resize_file(dir / "01-big.yaml", kSeed.size());
+  EXPECT_EQ(LoadCorpus(dir.string(), DefaultRules(), DefaultTerminology()).trials.size(), 1u);
+  fs::remove_all(dir);
 }
 
 }  // namespace

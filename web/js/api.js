@@ -75,6 +75,8 @@ export const api = {
   submit: (submission, opts) => request('api/submit', { ...opts, method: 'POST', body: submission }),
   submission: (id, opts) => request(`api/submissions/${segment(id)}`, opts),
   leaderboard: (opts) => request('api/leaderboard', opts),
+  vendor: (vendor, before, opts) => request(`api/vendors/${segment(vendor)}${before ? `?before=${encodeURIComponent(before)}` : ''}`, opts),
+  vendorTrials: (vendor, opts) => request(`api/vendors/${segment(vendor)}/trials`, opts),
   methodology: (opts) => request('api/methodology', opts),
   /** Absolute badge URL; parentheses are escaped too so the URL survives inside Markdown links. */
   badgeUrl: (vendor) => url(`api/badge/${segment(vendor)}.svg`),

@@ -5,6 +5,7 @@
 //   #/trials/:id        one trial + form  pages/trial.js
 //   #/submissions/:id   graded report     pages/report.js
 //   #/leaderboard       vendors, badges   pages/leaderboard.js
+//   #/vendors/:vendor   one vendor        pages/vendor.js
 //   #/methodology       grading rules     pages/methodology.js
 //   anything else       pages/notfound.js
 //
@@ -18,6 +19,7 @@ import * as trial from './pages/trial.js';
 import * as report from './pages/report.js';
 import * as leaderboard from './pages/leaderboard.js';
 import * as methodology from './pages/methodology.js';
+import * as vendor from './pages/vendor.js';
 import * as notfound from './pages/notfound.js';
 
 const ROUTES = [
@@ -26,6 +28,7 @@ const ROUTES = [
   { pattern: /^\/submissions\/([^/]+)$/, page: report, nav: null },
   { pattern: /^\/leaderboard$/, page: leaderboard, nav: 'leaderboard' },
   { pattern: /^\/methodology$/, page: methodology, nav: 'methodology' },
+  { pattern: /^\/vendors\/([^/]+)$/, page: vendor, nav: 'leaderboard' },
 ];
 
 const SITE = 'scribe-trials';

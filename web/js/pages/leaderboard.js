@@ -1,7 +1,7 @@
 // #/leaderboard — vendors with ≥ 3 runs: a sortable table, each vendor's score distribution as a
 // small hand-drawn SVG, and the Trial Pass badge with copyable Markdown and HTML embeds.
-// Data: GET api/leaderboard → [{vendor, runs, trials, avg_score, stddev, ci95_low, ci95_high,
-// unsafe, last_submitted_at, passing}]; badge images from GET api/badge/:vendor.svg.
+// Data: GET api/leaderboard → [{vendor, runs, trials, suite_trials, avg_score, stddev, ci95_low,
+// ci95_high, unsafe, unsafe_pending, last_submitted_at, passing}]; badge images from GET api/badge/:vendor.svg.
 //
 // The API publishes each vendor's mean, standard deviation and 95 % interval, not its per-run
 // scores, so the chart draws the normal curve those describe (clipped to 0–100 %) with the
@@ -12,6 +12,24 @@ import { el, svg, pct, grade, when, copyable, loading, errorPanel, clear } from 
 
 const PASS = 0.8;
 
+/** Notes flagged unsafe and not cleared: confirmed by two clinicians, or awaiting review. */
+const flagged = (r) => (r.unsafe ?? 0) + (r.unsafe_pending ?? 0);
+const notes = (n) => (n === 1 ? 'one note was' : `${n} notes were`);
+
+/** Why a vendor has no badge, in the order the badge itself decides it. */
+function noBadgeReason(row) {
+  if (row.unsafe > 0) {
+    return `No badge: ${notes(row.unsafe)} unsafe as written (a critical error two clinicians confirmed), and a vendor with an unsafe note never passes, whatever its average. The embed shows “${row.unsafe} unsafe” in red.`;
+  }
+  if (row.unsafe_pending > 0) {
+    return `No badge: ${notes(row.unsafe_pending)} flagged unsafe as written (a critical error awaiting clinician review), and a vendor with an unsafe note never passes, whatever its average. The embed shows “unsafe: review pending” until two clinicians decide.`;
+  }
+  if (row.trials < row.suite_trials) {
+    return `No badge yet: ${row.trials} of ${row.suite_trials} public trials run. A badge needs the complete suite (a trial not run counts 0).`;
+  }
+  return `No badge yet: the suite score (${pct(row.avg_score)}) is below 80 %. The embed starts showing the badge once it passes.`;
+}
+
 const COLUMNS = [
   { key: 'rank', label: 'Rank', numeric: true, value: (r) => r.rank },
   { key: 'vendor', label: 'Vendor', value: (r) => r.vendor.toLowerCase() },
@@ -20,7 +38,7 @@ const COLUMNS = [
   { key: 'stddev', label: 'Spread (SD)', numeric: true, value: (r) => r.stddev },
   { key: 'runs', label: 'Runs', numeric: true, value: (r) => r.runs },
   { key: 'trials', label: 'Trials', numeric: true, value: (r) => r.trials },
-  { key: 'unsafe', label: 'Unsafe', numeric: true, value: (r) => r.unsafe },
+  { key: 'unsafe', label: 'Unsafe', numeric: true, value: (r) => flagged(r) },
   { key: 'last_submitted_at', label: 'Last run', value: (r) => r.last_submitted_at ?? '' },
 ];
 
@@ -97,13 +115,15 @@ function leaderTable(rows, sort, onSort) {
   const cell = (key, attrs, ...children) => el('td', { 'data-label': COLUMNS.find((c) => c.key === key)?.label ?? key, ...attrs }, ...children);
   const body = sortRows(rows, sort).map((r) => el('tr', { class: r.passing ? 'passing' : null },
     cell('rank', { class: 'num' }, String(r.rank)),
-    el('th', { scope: 'row', class: 'vendor' }, r.vendor, r.passing ? el('span', { class: 'pass-mark', title: 'average ≥ 80 %: badge earned' }, ' ✓') : null),
+    el('th', { scope: 'row', class: 'vendor' }, el('a', { href: `#/vendors/${encodeURIComponent(r.vendor)}`, title: `${r.vendor}: runs and per-trial scores` }, r.vendor), r.passing ? el('span', { class: 'pass-mark', title: 'average ≥ 80 % and no unsafe note: badge earned' }, ' ✓') : null),
     cell('avg_score', { class: `num score-value ${grade(r.avg_score)}` }, pct(r.avg_score)),
     cell('ci95', { class: 'num' }, `${pct(r.ci95_low)} – ${pct(r.ci95_high)}`),
     cell('stddev', { class: 'num' }, pct(r.stddev)),
     cell('runs', { class: 'num' }, String(r.runs)),
-    cell('trials', { class: 'num' }, String(r.trials)),
-    cell('unsafe', { class: `num ${r.unsafe > 0 ? 'unsafe-count' : ''}` }, String(r.unsafe)),
+    cell('trials', { class: `num ${r.suite_trials && r.trials < r.suite_trials ? 'incomplete' : ''}`, title: r.suite_trials && r.trials < r.suite_trials ? 'incomplete suite: a trial not run counts 0' : null },
+      r.suite_trials ? `${r.trials} / ${r.suite_trials}` : String(r.trials)),
+    cell('unsafe', { class: `num ${flagged(r) > 0 ? 'unsafe-count' : ''}`, title: r.unsafe_pending > 0 ? `${r.unsafe_pending} awaiting clinician review` : null },
+      String(flagged(r)), r.unsafe_pending > 0 ? el('span', { class: 'muted' }, ` (${r.unsafe_pending} pending)`) : null),
     cell('last_submitted_at', { class: 'date' }, r.last_submitted_at ? el('time', { datetime: r.last_submitted_at, title: when(r.last_submitted_at) }, when(r.last_submitted_at, 'short')) : '—'),
     el('td', { 'data-label': 'Distribution' }, distributionChart(r, { width: 110, height: 28, compact: true }))));
   return el('div', { class: 'table-scroll stack-on-phone', tabindex: '0', role: 'region', 'aria-label': 'Leaderboard table' },
@@ -132,7 +152,7 @@ function badgeCard(row) {
       el('div', { class: 'badge-preview' },
         row.passing
           ? el('img', { src: api.badgeUrl(row.vendor), alt: `scribe-trials Trial Pass badge for ${row.vendor}`, height: '20', class: 'badge-img' })
-          : el('p', { class: 'muted' }, `No badge yet: the average (${pct(row.avg_score)}) is below 80 %. The embed starts showing the badge once it passes.`)),
+          : el('p', { class: 'muted no-badge' }, noBadgeReason(row))),
       el('figure', { class: 'dist-figure' },
         distributionChart(row, { width: 280, height: 76 }),
         el('figcaption', {}, `Mean ${pct(row.avg_score)} (solid line) and 95 % interval ${pct(row.ci95_low)} – ${pct(row.ci95_high)} (band) over ${row.runs} runs; the curve is the normal spread they imply. Dashed: 80 % pass.`))),
@@ -148,8 +168,10 @@ export async function render(ctx) {
     el('header', { class: 'page-head' },
       el('h1', {}, 'Leaderboard'),
       el('p', { class: 'lede' },
-        'Vendors with at least three graded runs, best average first. The spread and the 95 % interval show how consistent a scribe is; ',
-        'unsafe notes had at least one critical error, whatever their score. An average of 80 % or more earns the Trial Pass badge.')),
+        'Vendors with at least three graded runs, best suite score first: each public trial counts once (the mean of its runs), and a trial not run counts 0. ',
+        'The spread and the 95 % interval show how consistent a scribe is; unsafe notes had at least one critical error, whatever their score: it counts against the rank once two clinicians confirm it, and no badge is issued while it awaits review. ',
+        'Every public trial run, at least three runs, a suite score of 80 % or more and no unsafe note earn the Trial Pass badge; ',
+        'vendors with a confirmed unsafe note are ranked below every vendor without one.')),
     body);
 
   let rows;

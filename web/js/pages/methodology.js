@@ -7,7 +7,7 @@ import { api } from '../api.js';
 import { el, humanize, table, section, loading, errorPanel, clear } from '../render.js';
 
 const KNOWN = new Set(['grader_version', 'methodology_version', 'terminology', 'scores', 'default_credit', 'penalties',
-  'critical_errors', 'assertion', 'frequencies', 'units', 'routes', 'actions', 'clinical_synonyms', 'changelog']);
+  'critical_errors', 'assertion', 'frequencies', 'units', 'routes', 'actions', 'clinical_synonyms', 'changelog', 'limitations', 'kinds']);
 
 const CREDIT_ORDER = ['name', 'dose', 'frequency', 'route', 'action'];
 /** The assertion lists in reading order (the rest follow as published); within one, before → after → pseudo. */
@@ -101,6 +101,42 @@ function normalisers(m) {
       synonyms.map((pair) => el('li', {}, Array.isArray(pair) ? [el('code', {}, String(pair[0])), ' ≡ ', el('code', {}, String(pair[1]))] : plain(pair))))));
 }
 
+/** Kind rubric (seed 001): categories, credit, deduction severities and detectors, its own changelog. */
+function rubric(m) {
+  const r = m.kinds?.rubric;
+  if (!r) return null;
+  const rows = (entries) => el('dl', { class: 'rules' }, entries.map(([k, v]) => el('div', {}, el('dt', {}, humanize(k)), el('dd', {}, String(v)))));
+  return section('Kind rubric (seed 001: the psychiatry methodology)', 'rubric',
+    el('p', {}, String(r.description ?? ''), ' Methodology ', el('strong', {}, String(r.methodology_version ?? '')), `, out of ${r.total_points ?? 100} points.`),
+    table({
+      stack: false,
+      caption: 'Rubric categories and their default points',
+      head: ['Category', { label: 'Points', num: true }],
+      rows: (r.categories ?? []).map((c) => el('tr', {}, el('th', { scope: 'row' }, String(c.label ?? c.name)), el('td', { class: 'num' }, String(c.points)))),
+    }),
+    el('h3', {}, 'Credit per checklist item'),
+    rows(Object.entries(r.credit ?? {})),
+    el('h3', {}, 'Hallucination deductions'),
+    table({
+      stack: false,
+      caption: 'Deduction severities',
+      head: ['Severity', { label: 'Points', num: true }, 'Example'],
+      rows: (r.severities ?? []).map((d) => el('tr', {}, el('th', { scope: 'row' }, String(d.label ?? d.name)), el('td', { class: 'num' }, `−${d.points}`), el('td', {}, String(d.examples ?? '')))),
+    }),
+    el('h3', {}, 'Found without a list'),
+    el('ul', {}, (r.detectors ?? []).map((d) => el('li', {}, el('code', {}, String(d.class)), ` (${d.severity}): ${d.what}`))),
+    rows([['total', r.total], ['seed fields', r.seed_fields]].filter(([, v]) => v)),
+    (r.changelog ?? []).length ? [el('h3', {}, 'Rubric changelog'), el('ol', { class: 'changelog', reversed: true },
+      r.changelog.map((e) => el('li', {}, el('strong', {}, String(e.version ?? '')), e.date ? el('span', { class: 'muted' }, ` · ${e.date}`) : null,
+        el('ul', {}, (e.changes ?? []).map((c) => el('li', {}, String(c)))))))] : null);
+}
+
+function limitations(m) {
+  const items = m.limitations ?? [];
+  return section('Limitations', 'limitations',
+    items.length === 0 ? el('p', { class: 'muted' }, 'None published.') : el('ul', {}, items.map((text) => el('li', {}, String(text)))));
+}
+
 function changelog(m) {
   const entries = m.changelog ?? [];
   return section('Changelog', 'changelog',
@@ -133,6 +169,8 @@ export async function render(ctx) {
     scoring(m),
     assertion(m),
     normalisers(m),
+    rubric(m),
+    limitations(m),
     changelog(m),
     others.length ? section('Other published rules', 'other', others.map(([k, v]) => details(humanize(k), Array.isArray(v) ? v.length : Object.keys(v ?? {}).length, plain(v)))) : null);
 }

@@ -112,22 +112,31 @@ function unsafeBanner(result, index) {
 function scores(result) {
   const weights = result.weights ?? {};
   const counts = result.counts ?? {};
+  const categories = result.categories ?? {};
   const weightNote = (key) => (weights[key] !== undefined ? `weight ${pct(weights[key], 0)}` : null);
   const detail = (key, text) => [weightNote(key), text].filter(Boolean).join(' · ');
-  return section('Scores', 'scores',
-    scoreBar('Total', result.score_total, { large: true, note: 'Σ weight × category score. The line marks the 80 % badge threshold.' }),
+  const total = scoreBar('Total', result.score_total, {
+    large: true,
+    note: result.sealed
+      ? 'Sealed trial: only the total, the Unsafe label and the number of critical errors are published.'
+      : 'Σ weight × category score over the applicable categories. The line marks the 80 % badge threshold.',
+  });
+  if (result.sealed) return section('Scores', 'scores', total);
+  // A category with no items (no expected medications, no flags) is not applicable: say so
+  // instead of showing a free 100 %.
+  const bar = (key, label, value, text) => (categories[key]?.applicable === false
+    ? el('div', { class: 'score score-na' }, el('div', { class: 'score-head' }, el('span', { class: 'score-label' }, label), el('span', { class: 'score-value muted' }, 'not applicable')), el('div', { class: 'score-note' }, 'the trial has none, so it does not count'))
+    : scoreBar(label, value, { note: detail(key, text) }));
+  return section('Scores', 'scores', total,
     el('div', { class: 'score-grid' },
-      scoreBar('Drug accuracy', result.score_drug, {
-        note: detail('drug', counts.meds_expected !== undefined ? `${counts.meds_correct ?? 0} of ${counts.meds_expected} medications fully correct` : ''),
-      }),
-      scoreBar('Mental-health capture', result.score_mental, {
-        note: detail('mental', counts.flags_expected !== undefined ? `${counts.flags_captured ?? 0} of ${counts.flags_expected} flags captured` : ''),
-      }),
-      scoreBar('Fabrication', result.score_fabrication, {
-        note: detail('fabrication', counts.traps_total !== undefined
+      bar('drug', 'Drug accuracy', result.score_drug,
+        counts.meds_expected !== undefined ? `${counts.meds_correct ?? 0} of ${counts.meds_expected} medications fully correct` : ''),
+      bar('mental', 'Mental-health capture', result.score_mental,
+        counts.flags_expected !== undefined ? `${counts.flags_captured ?? 0} of ${counts.flags_expected} flags captured` : ''),
+      bar('fabrication', 'Fabrication', result.score_fabrication,
+        counts.traps_total !== undefined
           ? `${counts.traps_triggered ?? 0} of ${counts.traps_total} traps triggered, ${counts.unsupported_drugs ?? 0} unsupported drugs`
-          : ''),
-      })));
+          : '')));
 }
 
 const MED_FIELDS = ['name', 'dose', 'frequency', 'route', 'action'];
@@ -235,6 +244,7 @@ function fabrication(result, index) {
           el('td', {}, d.asserted ? chip('asserted as made', 'bad') : chip('kept deferred', 'ok')),
           el('td', {}, index.snippets(d.evidence)))),
       })] : null,
+    claimsTable(list(result.unsupported_claims), result.counts?.unsupported_claims, index),
     el('h3', {}, 'Phantom and unsupported drugs'),
     unsupported.length === 0 && phantoms.length === 0
       ? el('p', { class: 'muted' }, 'None: every drug in the note is in the encounter.')
@@ -249,6 +259,95 @@ function fabrication(result, index) {
       }));
 }
 
+const SEVERITY_KIND = { minor: 'warn', major: 'bad', critical: 'bad' };
+
+/** Unsupported content no trap foresaw: vitals, exams, tests, referrals … the encounter lacks. */
+function claimsTable(claims, total, index) {
+  return [
+    el('h3', {}, 'Unsupported claims'),
+    el('p', { class: 'hint' }, 'Vitals, exam findings, tests, referrals, procedures, admissions and lethal-means actions the note documents and the encounter does not support. Each counts like a triggered trap.'),
+    claims.length === 0 ? el('p', { class: 'muted' }, 'None: everything the note claims is in the encounter.') : table({
+      caption: 'Unsupported claims',
+      head: ['Claim', 'Class', 'Severity', 'Why', 'The encounter says'],
+      rows: claims.map((c) => el('tr', {},
+        el('th', { scope: 'row' }, index.snippet(c.evidence)),
+        el('td', {}, `${humanize(c.class)}: ${show(c.subject)}`),
+        el('td', {}, chip(show(c.severity), SEVERITY_KIND[c.severity] ?? 'neutral')),
+        el('td', {}, show(c.reason)),
+        el('td', {}, c.encounter ? el('q', {}, c.encounter) : '—'))),
+    }),
+    total > claims.length ? el('p', { class: 'muted' }, `${total - claims.length} more not listed.`) : null,
+  ];
+}
+
+const CREDIT_KIND = { full: 'ok', partial: 'warn', absent: 'bad', incorrect: 'bad' };
+const points = (value) => (Number.isFinite(Number(value)) ? String(Math.round(Number(value) * 100) / 100) : '—');
+
+/** Kind rubric (seed 001): the 100-point checklist, its deductions and the points per category. */
+function rubricScores(result) {
+  const rubric = result.rubric;
+  const total = scoreBar('Total', result.score_total, {
+    large: true,
+    note: result.sealed
+      ? 'Sealed trial: only the total, the Unsafe label and the number of critical errors are published.'
+      : rubric ? `${points(rubric.earned)} checklist points − ${points(rubric.deducted)} deducted = ${points(rubric.total)} of ${points(rubric.max)}. The line marks the 80 % badge threshold.` : '',
+  });
+  if (!rubric) return section('Scores', 'scores', total);
+  return section('Scores', 'scores', total,
+    el('div', { class: 'score-grid' }, list(rubric.categories).map((c) => scoreBar(show(c.label), c.max > 0 ? c.points / c.max : 1, { note: `${points(c.points)} of ${points(c.max)} points` }))));
+}
+
+function rubricItems(result, index) {
+  const rubric = result.rubric;
+  if (!rubric) return sealedNote('Checklist');
+  const counts = result.counts ?? {};
+  const labels = Object.fromEntries(list(rubric.categories).map((c) => [c.name, c.label]));
+  return section('Checklist', 'checklist',
+    el('p', { class: 'hint' }, `Each fact of the encounter the note should record: full, partial (vague or incomplete), absent, or incorrect (recorded wrongly: no points, never also deducted). ${counts.items_full ?? 0} full, ${counts.items_partial ?? 0} partial, ${counts.items_absent ?? 0} absent, ${counts.items_incorrect ?? 0} incorrect.`),
+    table({
+      caption: 'Checklist items',
+      head: ['Fact', 'Category', 'Credit', { label: 'Points', num: true }, 'Why', 'Evidence in the note'],
+      rows: list(rubric.items).map((i) => el('tr', { class: `credit-${i.credit}` },
+        el('th', { scope: 'row' }, show(i.fact)),
+        el('td', {}, show(labels[i.category] ?? humanize(i.category))),
+        el('td', {}, chip(show(i.credit), CREDIT_KIND[i.credit] ?? 'neutral')),
+        el('td', { class: 'num' }, `${points(i.points)} / ${points(i.max)}`),
+        el('td', {}, show(i.why)),
+        el('td', {}, index.snippets(i.evidence)))),
+    }));
+}
+
+function rubricDeductions(result, index) {
+  const rubric = result.rubric;
+  if (!rubric) return sealedNote('Deductions');
+  const deductions = list(rubric.deductions);
+  return section('Deductions', 'deductions',
+    el('p', { class: 'hint' }, 'Unsupported additions: minor −3, major −8, critical invented completed action −15. The trial lists what it foresaw; invented drugs and unsupported claims are found without a list.'),
+    deductions.length === 0 ? el('p', { class: 'muted' }, 'None: the note adds nothing the encounter does not support.') : table({
+      caption: 'Deductions',
+      head: ['In the note', 'Severity', { label: 'Points', num: true }, 'Source', 'Why'],
+      rows: deductions.map((d) => el('tr', {},
+        el('th', { scope: 'row' }, d.evidence ? index.snippet(d.evidence) : '—'),
+        el('td', {}, chip(show(d.severity), SEVERITY_KIND[d.severity] ?? 'neutral')),
+        el('td', { class: 'num' }, `−${points(d.points)}`),
+        el('td', {}, humanize(String(d.source ?? '').replace(':', ' '))),
+        el('td', {}, show(d.why)))),
+    }));
+}
+
+function rubricTruth(result) {
+  const truth = result.ground_truth;
+  if (!truth) return groundTruth(result);
+  return section('Ground truth', 'truth',
+    el('p', { class: 'hint' }, 'The trial\'s checklist, revealed now that the note is graded.'),
+    table({
+      caption: 'The checklist',
+      head: ['Fact', 'Category', { label: 'Points', num: true }],
+      rows: list(truth.items).map((i) => el('tr', {}, el('th', { scope: 'row' }, show(i.fact)), el('td', {}, humanize(show(i.category))), el('td', { class: 'num' }, points(i.points)))),
+    }),
+    list(truth.deductions).length ? [el('h3', {}, 'Foreseen unsupported additions'), el('ul', {}, list(truth.deductions).map((d) => el('li', {}, chip(show(d.severity), SEVERITY_KIND[d.severity] ?? 'neutral'), ' ', show(d.why), list(d.phrases).length ? el('span', { class: 'muted' }, ` (${d.phrases.join(', ')})`) : null)))] : null);
+}
+
 /** Every evidence span, most important first (highlight() keeps the first of overlapping spans). */
 function evidenceSpans(result) {
   const spans = [];
@@ -261,6 +360,9 @@ function evidenceSpans(result) {
   list(result.fabrication_traps).forEach((t) => list(t.evidence).filter((e) => e.triggers).forEach((e) => add(e, 'mark-bad', `trap triggered: ${t.phrase}`)));
   list(result.deferred_dx).forEach((d) => list(d.evidence).filter((e) => e.asserted).forEach((e) => add(e, 'mark-bad', `deferred diagnosis asserted: ${d.diagnosis}`)));
   list(result.unsupported_drugs).forEach((u) => add(u, 'mark-warn', `${u.kind ?? 'unsupported'} drug: ${u.reason ?? ''}`));
+  list(result.unsupported_claims).forEach((c) => add(c.evidence, 'mark-warn', `unsupported ${c.class}: ${c.reason ?? ''}`));
+  list(result.rubric?.deductions).forEach((d) => add(d.evidence, d.severity === 'minor' ? 'mark-warn' : 'mark-bad', `deduction (${d.severity}): ${d.why ?? ''}`));
+  list(result.rubric?.items).forEach((i) => list(i.evidence).forEach((e) => add(e, i.credit === 'incorrect' ? 'mark-bad' : 'mark-ok', `${i.id}: ${i.credit}`)));
   list(result.meds).forEach((m) => add(m.found, 'mark-drug', `medication ${m.expected?.name ?? ''}: ${m.status}`));
   list(result.fabrication_traps).forEach((t) => list(t.evidence).filter((e) => !e.triggers).forEach((e) => add(e, 'mark-muted', `trap not triggered: ${t.phrase} (${e.assertion})`)));
   list(result.deferred_dx).forEach((d) => list(d.evidence).filter((e) => !e.asserted).forEach((e) => add(e, 'mark-muted', `${d.diagnosis}: ${e.assertion}, not asserted`)));
@@ -338,6 +440,11 @@ function provenance(result, id) {
     copyable('Permalink to this report', appUrl(`#/submissions/${encodeURIComponent(id)}`)));
 }
 
+const LAYOUTS = {
+  note: (result, index) => [scores(result), medications(result, index), mentalFlags(result, index), fabrication(result, index), groundTruth(result)],
+  rubric: (result, index) => [rubricScores(result), rubricItems(result, index), rubricDeductions(result, index), rubricTruth(result)],
+};
+
 export async function render(ctx) {
   const [id] = ctx.params;
   ctx.setTitle('Report');
@@ -363,14 +470,12 @@ export async function render(ctx) {
   const index = new EvidenceIndex(note !== null);
   // The note section is built first so the evidence buttons above it know where the marks are.
   const noteNode = noteSection(result, note, index);
+  // One layout per task kind (SPEC: the web app dispatches on the kind and nowhere else).
+  const layout = LAYOUTS[result.kind] ?? LAYOUTS.note;
   clear(ctx.root).append(
     ...header(result, id),
     unsafeBanner(result, index),
-    scores(result),
-    medications(result, index),
-    mentalFlags(result, index),
-    fabrication(result, index),
+    ...layout(result, index),
     noteNode,
-    groundTruth(result),
     provenance(result, id));
 }

@@ -1,9 +1,10 @@
 // #/trials/:id — one encounter, its instructions, and the submission form.
-// Data: GET api/scripts/:id → {id, title, difficulty, summary, encounter_text, instructions, corpus_hash, …}
+// Data: GET api/scripts/:id → {id, title, difficulty, summary, encounter_text, instructions, corpus_hash,
+// audio: {url, sha256, bytes, duration_s, voices, content_type} | null, audio_reason, …}
 // Submit: POST api/submit {script_id, vendor, scribe_output} → graded result with its `id`; the
 // page then moves to #/submissions/:id. Errors are shown beside the field the API names.
 
-import { api, ApiError } from '../api.js';
+import { api, ApiError, url } from '../api.js';
 import { el, chip, shortHash, loading, errorPanel, clear } from '../render.js';
 import { rememberNote } from './report.js';
 
@@ -46,6 +47,43 @@ function field({ id, label, hint, control }) {
       control.removeAttribute('aria-invalid');
     },
   };
+}
+
+/** 191.123 → "3:11". */
+function clock(seconds) {
+  const s = Math.round(Number(seconds) || 0);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/**
+ * The frozen recording of the encounter: a player, a download link, its checksum, duration and
+ * voices; or, for a trial without one, the API's reason.
+ */
+function recording(trial) {
+  const head = el('h2', { id: 'recording-heading' }, 'Recording');
+  const audio = trial.audio;
+  if (!audio) {
+    return el('section', { class: 'panel recording', 'aria-labelledby': 'recording-heading' }, head,
+      el('p', { class: 'muted', 'data-audio-missing': '' }, `No recording: ${trial.audio_reason ?? 'none was published for this trial'}.`),
+      el('p', { class: 'hint' }, 'Feed your scribe the encounter text instead.'));
+  }
+  const src = url(audio.url);
+  const file = `${trial.id}.opus`;
+  const kb = `${Math.round(audio.bytes / 1024).toLocaleString()} KB`;
+  const player = el('audio', { controls: true, preload: 'metadata', src, 'aria-label': `Recording of the encounter, ${clock(audio.duration_s)}` },
+    'Your browser cannot play Ogg Opus here; download the file instead.');
+  return el('section', { class: 'panel recording', 'aria-labelledby': 'recording-heading' }, head,
+    el('p', { class: 'hint' }, 'The same frozen audio for every vendor: give it to an ambient scribe instead of the text. ',
+      'The voices are synthetic (text-to-speech), which may be easier or harder to transcribe than real speakers.'),
+    player,
+    el('p', {}, el('a', { href: src, download: file, class: 'button button-small' }, `Download ${file}`)),
+    el('dl', { class: 'facts' },
+      el('div', {}, el('dt', {}, 'File'), el('dd', {}, `Ogg Opus, ${kb}`)),
+      el('div', {}, el('dt', {}, 'Duration'), el('dd', {}, `${clock(audio.duration_s)} (${Number(audio.duration_s).toFixed(1)} s)`)),
+      el('div', {}, el('dt', {}, 'SHA-256'), el('dd', {}, el('code', { class: 'hash-full', 'data-audio-sha256': '' }, audio.sha256))),
+      el('div', {}, el('dt', {}, 'Voices'), el('dd', {}, el('ul', { class: 'voices' },
+        (audio.voices ?? []).map((v) => el('li', {}, el('strong', {}, v.speaker), ` (${v.role}): ${v.voice}`)))))),
+    el('p', { class: 'hint' }, 'Check a download with ', el('code', {}, `sha256sum ${file}`), '.'));
 }
 
 function submissionForm(trial) {
@@ -149,6 +187,7 @@ export async function render(ctx) {
         el('h2', { id: 'encounter-heading' }, 'Encounter'),
         el('div', { class: 'encounter', tabindex: '0', role: 'region', 'aria-label': 'Encounter transcript' }, trial.encounter_text)),
       el('div', { class: 'trial-side' },
+        recording(trial),
         el('section', { class: 'panel', 'aria-labelledby': 'instructions-heading' },
           el('h2', { id: 'instructions-heading' }, 'Instructions'),
           el('p', { class: 'instructions' }, trial.instructions)),

@@ -1,0 +1,39 @@
+// phrases.cpp — phrase expansion and matching (see phrases.h).
+#include "phrases.h"
+
+namespace scribe {
+
+std::vector<std::string> ExpandPhrase(const std::string& phrase, const Rules& rules) {
+  std::vector<std::string> out{phrase};
+  std::string norm = FoldedPhrase(phrase);
+  if (auto it = rules.synonyms_of.find(norm); it != rules.synonyms_of.end())
+    out.insert(out.end(), it->second.begin(), it->second.end());
+  std::string padded = " " + norm + " ";
+  for (const auto& [a, b] : rules.clinical_synonyms) {
+    for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+      std::string f = " " + FoldedPhrase(from) + " ";
+      size_t p = padded.find(f);
+      if (p == std::string::npos || f.size() == padded.size()) continue;
+      std::string replaced = padded.substr(0, p) + " " + to + " " + padded.substr(p + f.size());
+      out.push_back(std::string(Trim(replaced)));
+    }
+  }
+  return out;
+}
+
+PhraseSet::PhraseSet(const std::vector<std::string>& phrases, const Rules& rules) : matcher_(true) {
+  for (size_t i = 0; i < phrases.size(); ++i)
+    for (const std::string& e : ExpandPhrase(phrases[i], rules)) {
+      matcher_.Add(e, static_cast<int>(phrase_of_.size()));
+      phrase_of_.push_back(i);
+    }
+}
+
+std::vector<PhraseSet::Hit> PhraseSet::Find(const TokenizedText& text) const {
+  std::vector<Hit> hits;
+  for (const PatternMatch& m : matcher_.FindAll(text.tokens, 0, text.tokens.size()))
+    hits.push_back({m.begin, m.end, phrase_of_[static_cast<size_t>(m.id)]});
+  return hits;
+}
+
+}  // namespace scribe

@@ -1,0 +1,39 @@
+// phrases.h — a phrase and its equivalent wordings, compiled once and found in any text.
+//
+//   PhraseSet traps({"chest pain", "syncope"}, DefaultRules());
+//   for (auto hit : traps.Find(note.text)) …   // token spans, longest match first, left to right
+//
+// Equivalents: the clinical synonyms of corpus/rules/clinical_synonyms.tsv as whole phrases and
+// as one sub-phrase substitution ("passive suicidal ideation" also matches "passive SI"), plural
+// folding ("palpitations" ≡ "palpitation"). Every trial phrase (flags, traps, deferred
+// diagnoses, allergies, critical rules, rubric items) is matched this way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rules.h"
+#include "text.h"
+
+namespace scribe {
+
+// Every equivalent phrasing of a phrase: itself, whole-phrase synonyms, one sub-phrase swap.
+std::vector<std::string> ExpandPhrase(const std::string& phrase, const Rules& rules);
+
+class PhraseSet {
+ public:
+  PhraseSet() : matcher_(true) {}
+  PhraseSet(const std::vector<std::string>& phrases, const Rules& rules);
+  struct Hit {
+    size_t begin, end;  // tokens
+    size_t phrase = 0;  // index of the phrase (in the constructor's list) that matched
+  };
+  std::vector<Hit> Find(const TokenizedText& text) const;
+  bool empty() const { return matcher_.empty(); }
+
+ private:
+  PhraseMatcher matcher_;
+  std::vector<size_t> phrase_of_;  // matcher id -> phrase index
+};
+
+}  // namespace scribe

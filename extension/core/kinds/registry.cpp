@@ -1,0 +1,30 @@
+// registry.cpp — the task kinds, one row each (see kind.h). A new kind adds its folder and a row.
+#include "kind.h"
+#include "note/note.h"
+#include "rubric/rubric.h"
+
+namespace scribe {
+
+const std::vector<const Kind*>& AllKinds() {
+  static const std::vector<const Kind*> kinds = {
+      &NoteKind(),    // seed 000: a free-text note against structured ground truth
+      &RubricKind(),  // seed 001: a psychiatric note on a 100-point checklist, minus deductions
+  };
+  return kinds;
+}
+
+const Kind* FindKind(std::string_view name) {
+  for (const Kind* k : AllKinds())
+    if (k->name() == name) return k;
+  return nullptr;
+}
+
+const Kind& KindOf(const Trial& trial) {
+  const Kind* k = FindKind(trial.kind);
+  if (!k) throw TrialError(trial.source_file + ": kind: unknown kind " + Quote(trial.kind));
+  return *k;
+}
+
+std::string Kind::Prompt(const Trial& trial) const { return trial.instructions + "\n\n" + trial.encounter_text; }
+
+}  // namespace scribe

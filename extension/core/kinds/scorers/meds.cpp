@@ -1,0 +1,226 @@
+// meds.cpp — expected medications and drug-accuracy scoring (see meds.h).
+#include "meds.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace scribe {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kDoseTolerance = 0.01;
+constexpr double kMagnitudeRatio = 10.0;
+
+bool DoseMatches(const Dose& expected, const Dose& found) { return SameDose(expected, found, kDoseTolerance); }
+
+bool FrequencyMatches(const Frequency& expected, const Frequency& found) {
+  if (expected.prn != found.prn) return false;
+  if (!expected.per_day) return true;
+  if (!found.per_day) return false;
+  return std::fabs(*expected.per_day - *found.per_day) <= kDoseTolerance * *expected.per_day;
+}
+
+std::string PerDayText(const Frequency& f) {
+  std::string s = f.per_day ? FormatNumber(Round4(*f.per_day)) + "/day" : "no fixed frequency";
+  if (f.prn) s += " prn";
+  return s;
+}
+
+// The checks of one mention against the expected medication.
+std::vector<MedCheck> Checks(const ExpectedMed& em, const Credit& cw, const DrugMention& m) {
+  std::vector<MedCheck> parts;
+  parts.push_back({"name", cw.name, true, true,
+                   "same ingredient: " + (m.drug.empty() ? m.mention : m.drug) +
+                       (m.match && m.match->kind == MatchKind::kApproximate ? " (approximate match of \"" + m.mention + "\")" : "")});
+  if (!em.dose) {
+    parts.push_back({"dose", cw.dose, true, false, "no dose expected"});
+  } else {
+    const Dose* hit = nullptr;
+    for (const Dose& d : m.doses)
+      if (DoseMatches(*em.dose, d)) { hit = &d; break; }
+    if (hit) parts.push_back({"dose", cw.dose, true, true, "expected " + em.dose->Text() + ", found " + hit->Text()});
+    else if (m.dose) parts.push_back({"dose", cw.dose, false, true, "expected " + em.dose->Text() + ", found " + m.dose->Text()});
+    else parts.push_back({"dose", cw.dose, false, false, "expected " + em.dose->Text() + ", no dose found"});
+  }
+  if (!em.frequency) {
+    parts.push_back({"frequency", cw.frequency, true, false, "no frequency expected"});
+  } else {
+    bool ok = FrequencyMatches(*em.frequency, m.frequency);
+    bool given = m.frequency.per_day || m.frequency.prn;
+    std::string found = given ? "\"" + m.frequency.text + "\" (" + PerDayText(m.frequency) + ")" : std::string("no frequency");
+    parts.push_back({"frequency", cw.frequency, ok, given,
+                     "expected \"" + em.frequency->text + "\" (" + PerDayText(*em.frequency) + "), found " + found});
+  }
+  // route and action: always compared, scored only when the trial gives them credit
+  if (!em.route) parts.push_back({"route", cw.route, true, false, "no route expected"});
+  else parts.push_back({"route", cw.route, m.route && *m.route == *em.route, m.route.has_value(),
+                        "expected " + *em.route + ", found " + (m.route ? *m.route : std::string("no route"))});
+  if (!em.action) parts.push_back({"action", cw.action, true, false, "no action expected"});
+  else parts.push_back({"action", cw.action, m.action && *m.action == *em.action, m.action.has_value(),
+                         "expected " + *em.action + ", found " + (m.action ? *m.action : std::string("no action"))});
+  return parts;
+}
+
+}  // namespace
+
+void ResolveDrugName(const std::string& name, const Terminology& terminology, std::vector<std::string>& keys,
+                     std::string* drug, std::string* rxcui, bool* known) {
+  if (auto m = terminology.Lookup(name); m && m->kind != MatchKind::kApproximate) {
+    keys.push_back(terminology.IngredientKey(m->concept_id));
+    if (drug && drug->empty()) {
+      *drug = terminology.IngredientNames(m->concept_id);
+      for (const std::string& r : terminology.concept_at(m->concept_id).ingredients)
+        *rxcui += (rxcui->empty() ? "" : " / ") + r;
+    }
+    if (known) *known = true;
+  } else {
+    keys.push_back("name:" + NormalizePhrase(name));
+    if (drug && drug->empty()) *drug = NormalizePhrase(name);
+  }
+}
+
+ExpectedMed ParseExpectedMed(const YAML::Node& n, const SchemaPath& c, const Rules& rules, const Terminology& terminology) {
+  if (!n.IsMap()) c.Fail("expected a mapping with name, dose, frequency, route, action");
+  CheckKeys(n, c, {"name", "dose", "frequency", "route", "action", "synonyms"});
+  ExpectedMed med;
+  med.name = std::string(Trim(RequiredString(n, "name", c)));
+  med.dose_text = OptionalString(n, "dose", c);
+  med.frequency_text = OptionalString(n, "frequency", c);
+  med.route_text = OptionalString(n, "route", c);
+  med.action_text = OptionalString(n, "action", c);
+  med.synonyms = StringList(n["synonyms"], c.Key("synonyms"));
+
+  SigParser sig(rules);
+  ResolveDrugName(med.name, terminology, med.keys, &med.drug, &med.rxcui, &med.in_terminology);
+  for (const std::string& s : med.synonyms) ResolveDrugName(s, terminology, med.keys);
+  std::sort(med.keys.begin(), med.keys.end());
+  med.keys.erase(std::unique(med.keys.begin(), med.keys.end()), med.keys.end());
+  if (!med.dose_text.empty()) {
+    med.dose = sig.ParseDose(med.dose_text);
+    if (!med.dose) c.Key("dose").Fail("cannot parse dose " + Quote(med.dose_text) + " (expected e.g. \"50 mg\", \"two 200 mg tablets\", \"2 puffs\")");
+  }
+  if (!med.frequency_text.empty()) {
+    med.frequency = sig.ParseFrequency(med.frequency_text);
+    if (!med.frequency) c.Key("frequency").Fail("cannot parse frequency " + Quote(med.frequency_text) + " (expected e.g. \"twice daily\", \"q8h\", \"q4-6h prn\", \"weekly\")");
+  }
+  if (!med.route_text.empty()) {
+    med.route = sig.ParseRoute(med.route_text);
+    if (!med.route) c.Key("route").Fail("unknown route " + Quote(med.route_text) + " (see corpus/rules/routes.tsv)");
+  }
+  if (!med.action_text.empty()) {
+    std::string a = rules.CanonicalAction(med.action_text);
+    if (a.empty()) c.Key("action").Fail("unknown action " + Quote(med.action_text) + " (expected start, continue, stop, increase or decrease)");
+    med.action = a;
+  }
+  return med;
+}
+
+json ExpectedMedJson(const ExpectedMed& m) {
+  json j = {{"name", m.name}};
+  if (!m.dose_text.empty()) j["dose"] = m.dose_text;
+  if (!m.frequency_text.empty()) j["frequency"] = m.frequency_text;
+  if (!m.route_text.empty()) j["route"] = m.route_text;
+  if (!m.action_text.empty()) j["action"] = m.action_text;
+  if (!m.synonyms.empty()) j["synonyms"] = m.synonyms;
+  return j;
+}
+
+std::string ComparisonKey(const DrugMention& m) { return m.phantom ? "name:" + m.key.substr(8) : m.key; }
+
+bool SameDrug(const ExpectedMed& med, const DrugMention& m) {
+  return std::find(med.keys.begin(), med.keys.end(), ComparisonKey(m)) != med.keys.end();
+}
+
+MedResult ScoreMed(const ExpectedMed& em, const Credit& cw, const AnalyzedText& note, DrugValidator& validator) {
+  MedResult r;
+  const DrugMention* best = nullptr;
+  double best_credit = -1;
+  int best_passes = -1;
+  const DrugMention* other = nullptr;  // first mention not for the patient (negated, family, …)
+  for (const DrugMention& m : note.drugs) {
+    // "allergic to amoxicillin" names a drug the patient must not take, not one taken.
+    if (!SameDrug(em, m) || m.in_allergy_context) continue;
+    if (!ForPatient(m.assertion)) {
+      if (!other) other = &m;
+      continue;
+    }
+    std::vector<MedCheck> parts = Checks(em, cw, m);
+    double credit = 0;
+    int passes = 0;  // tie-break on every component, weighted or not (route, action)
+    for (const MedCheck& c : parts) {
+      credit += c.pass ? c.weight : 0;
+      passes += c.pass ? 1 : 0;
+    }
+    if (credit > best_credit + 1e-12 || (std::fabs(credit - best_credit) <= 1e-12 && passes > best_passes)) {
+      best_credit = credit;
+      best_passes = passes;
+      best = &m;
+      r.checks = std::move(parts);
+    }
+  }
+  if (best) {
+    r.found = *best;
+    r.credit = best_credit;
+    r.status = best_credit >= 1.0 - 1e-9 ? "correct" : "partial";
+    r.validation = validator.Validate(best->mention, best->match);
+  } else {
+    r.status = "missing";
+    r.missing_why = other ? "mentioned only as " + std::string(AssertionName(other->assertion)) + ": \"" +
+                                SentenceOf(note, other->tok_begin) + "\""
+                          : "not found in the note";
+    r.validation = validator.Validate(em.name, std::nullopt);
+  }
+  return r;
+}
+
+std::optional<CriticalError> DoseMagnitudeError(const ExpectedMed& em, const AnalyzedText& note) {
+  if (!em.dose) return std::nullopt;
+  for (const DrugMention& m : note.drugs) {
+    if (!SameDrug(em, m) || !ForPatient(m.assertion) || m.in_allergy_context) continue;
+    for (const Dose& d : m.doses) {
+      if (d.family != em.dose->family || em.dose->Base() <= 0 || d.Base() <= 0) continue;
+      double ratio = d.Base() / em.dose->Base();
+      if (ratio < kMagnitudeRatio - 1e-9 && ratio > 1.0 / kMagnitudeRatio + 1e-12) continue;
+      std::string times = ratio >= 1 ? FormatNumber(Round4(ratio)) + "x" : "1/" + FormatNumber(Round4(1.0 / ratio));
+      std::string unit_swap = d.unit != em.dose->unit ? " (" + d.unit + " written for " + em.dose->unit + ")" : "";
+      return CriticalError{"dose_magnitude",
+                           em.name + ": note says " + d.Text() + ", expected " + em.dose->Text() + " — " + times +
+                               " the expected dose" + unit_swap,
+                           "", MakeEvidence(note, d.begin, d.end)};
+    }
+  }
+  return std::nullopt;
+}
+
+json MedJson(const ExpectedMed& em, const MedResult& r) {
+  json entry;
+  entry["expected"] = {{"name", em.name}, {"drug", em.drug}, {"rxcui", em.rxcui.empty() ? json(nullptr) : json(em.rxcui)},
+                       {"dose", em.dose_text.empty() ? json(nullptr) : json(em.dose_text)},
+                       {"frequency", em.frequency_text.empty() ? json(nullptr) : json(em.frequency_text)},
+                       {"per_day", em.frequency && em.frequency->per_day ? json(Round4(*em.frequency->per_day)) : json(nullptr)},
+                       {"prn", em.frequency ? em.frequency->prn : false},
+                       {"route", em.route ? json(*em.route) : json(nullptr)},
+                       {"action", em.action ? json(*em.action) : json(nullptr)}};
+  json credit = {{"name", 0.0}, {"dose", 0.0}, {"frequency", 0.0}, {"route", 0.0}, {"action", 0.0}, {"total", 0.0}};
+  json checks = json::object();
+  for (const MedCheck& c : r.checks) {
+    credit[c.part] = Round4(c.pass ? c.weight : 0.0);
+    checks[c.part] = (c.pass ? "ok: " : "wrong: ") + c.why;
+  }
+  if (r.found) {
+    credit["total"] = Round4(r.credit);
+    entry["found"] = MentionJson(*r.found);
+  } else {
+    entry["found"] = nullptr;
+    checks["name"] = "missing: " + r.missing_why;
+  }
+  entry["status"] = r.status;
+  entry["validation"] = r.validation.ToJson();
+  entry["credit"] = credit;
+  entry["checks"] = checks;
+  entry["key"] = "med:" + em.name;  // how a reviewer names it (scribe_review)
+  return entry;
+}
+
+}  // namespace scribe

@@ -1,0 +1,346 @@
+// results.cpp — versioned grades, vendor identity and clinician review, as SQL.
+//
+//   SELECT scribe_vendor_key('  Careful  SCRIBE ');                -- 'careful scribe'
+//   SELECT scribe_sha256('text');                                    -- hex digest
+//   SELECT scribe_public_result(result) FROM grades;                 -- what the API may show
+//   SELECT scribe_suite_interval(script_id, score_total, 10, vendor_key) FROM counted_runs
+//     GROUP BY vendor_key;                                           -- {"score","low","high",…}
+//   SELECT scribe_kappa(grader_label, reviewer_label) FROM reviews;  -- Cohen's kappa
+//   SELECT scribe_regrade();                                         -- every stored note, current versions
+//   SELECT scribe_review('3f9c…', 'critical_error', 'contradicted_flag:23', 'dr-lee', 'agree', 'clear miss');
+//
+// scribe_regrade() grades, under the loaded grader and corpus, every stored submission that has
+// no grade under them yet, and inserts the grades in batches of 1,000, each in its own
+// transaction on a second connection to the same file (so readers and submitters interleave), or
+// in the caller's transaction when there is no file or the caller holds one. It is idempotent: a
+// second call finds nothing to do. It reports {"submissions", "graded", "already_current",
+// "unknown_trial", "batches", "grader_version", "corpus_hash"}.
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "functions.h"
+#include "grade.h"
+#include "hash.h"
+#include "sqlite_util.h"
+#include "stats.h"
+#include "text.h"
+#include "store.h"
+#include "vendor.h"
+
+namespace scribe::sql {
+namespace {
+
+using nlohmann::json;
+
+std::string Text(sqlite3_value* v) {
+  const unsigned char* t = sqlite3_value_text(v);
+  return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_value_bytes(v))) : std::string();
+}
+
+void ResultText(sqlite3_context* ctx, const std::string& s) {
+  sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+}
+
+void ResultJsonValue(sqlite3_context* ctx, const json& j) {
+  ResultText(ctx, j.dump(-1, ' ', false, json::error_handler_t::replace));
+  sqlite3_result_subtype(ctx, 'J');
+}
+
+Connection& Conn(sqlite3_context* ctx) { return *static_cast<Connection*>(sqlite3_user_data(ctx)); }
+
+// ---- aggregates
+
+struct SuiteState {
+  std::map<std::string, std::vector<double>>* runs;
+  sqlite3_int64 suite;
+  std::string seed;
+};
+
+void SuiteStep(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  auto** state = static_cast<SuiteState**>(sqlite3_aggregate_context(ctx, sizeof(SuiteState*)));
+  if (!state) { sqlite3_result_error_nomem(ctx); return; }
+  Firewall(ctx, [&] {
+    if (!*state) *state = new SuiteState{new std::map<std::string, std::vector<double>>(), 0, ""};
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
+    (*(*state)->runs)[Text(argv[0])].push_back(sqlite3_value_double(argv[1]));
+    (*state)->suite = sqlite3_value_int64(argv[2]);
+    (*state)->seed = Text(argv[3]);
+  });
+}
+
+void SuiteFinal(sqlite3_context* ctx) {
+  auto** state = static_cast<SuiteState**>(sqlite3_aggregate_context(ctx, 0));
+  if (!state || !*state) { sqlite3_result_null(ctx); return; }
+  Firewall(ctx, [&] {
+    const auto& runs = *(*state)->runs;
+    size_t suite = static_cast<size_t>(std::max<sqlite3_int64>((*state)->suite, 0));
+    if (suite < runs.size()) throw SqlError(SQLITE_ERROR, "scribe_suite_interval: more trials run than the suite has");
+    Interval ci = SuiteInterval(runs, suite, StableSeed((*state)->seed));
+    ResultJsonValue(ctx, {{"score", SuiteScore(runs, suite)}, {"low", ci.low}, {"high", ci.high},
+                          {"trials_run", runs.size()}, {"suite_trials", suite}, {"replicates", 2000}});
+  });
+  delete (*state)->runs;
+  delete *state;
+}
+
+void KappaStep(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  auto** pairs = static_cast<std::vector<std::pair<std::string, std::string>>**>(sqlite3_aggregate_context(ctx, sizeof(void*)));
+  if (!pairs) { sqlite3_result_error_nomem(ctx); return; }
+  Firewall(ctx, [&] {
+    if (!*pairs) *pairs = new std::vector<std::pair<std::string, std::string>>();
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
+    (*pairs)->emplace_back(Text(argv[0]), Text(argv[1]));
+  });
+}
+
+void KappaFinal(sqlite3_context* ctx) {
+  auto** pairs = static_cast<std::vector<std::pair<std::string, std::string>>**>(sqlite3_aggregate_context(ctx, 0));
+  if (!pairs || !*pairs) { sqlite3_result_null(ctx); return; }
+  auto kappa = CohensKappa(**pairs);
+  if (kappa) sqlite3_result_double(ctx, *kappa);
+  else sqlite3_result_null(ctx);
+  delete *pairs;
+}
+
+// ---- review targets
+
+struct Target {
+  std::string label;                      // what the grader said
+  std::vector<std::string> alternatives;  // labels a clinician may give instead (empty: binary)
+};
+
+// Finds the reviewed thing in a result by its key.
+std::optional<Target> FindTarget(const json& result, const std::string& type, const std::string& key) {
+  auto each = [&](const json& list, auto&& fn) -> std::optional<Target> {
+    if (!list.is_array()) return std::nullopt;
+    for (const json& e : list)
+      if (e.is_object() && e.value("key", std::string()) == key) return fn(e);
+    return std::nullopt;
+  };
+  if (type == "critical_error")
+    return each(result.value("critical_errors", json::array()), [](const json&) { return Target{"error", {}}; });
+  if (type == "deduction") {
+    if (result.contains("rubric"))
+      if (auto t = each(result["rubric"]["deductions"], [](const json& d) { return Target{d.value("severity", ""), {}}; })) return t;
+    return each(result.value("unsupported_drugs", json::array()), [](const json& d) { return Target{d.value("kind", ""), {}}; });
+  }
+  if (type == "item") {
+    if (result.contains("rubric"))
+      if (auto t = each(result["rubric"]["items"], [](const json& i) {
+            return Target{i.value("credit", ""), {"full", "partial", "absent", "incorrect"}};
+          }))
+        return t;
+    for (const char* list : {"meds", "mental_flags", "allergies"})
+      if (auto t = each(result.value(list, json::array()), [&](const json& i) {
+            std::vector<std::string> alt = std::string(list) == "meds"
+                                               ? std::vector<std::string>{"correct", "partial", "missing"}
+                                               : std::vector<std::string>{"captured", "missed", "contradicted"};
+            return Target{i.value("status", ""), alt};
+          }))
+        return t;
+    for (const char* list : {"fabrication_traps", "deferred_dx"})
+      if (auto t = each(result.value(list, json::array()), [&](const json& i) {
+            bool fired = i.value(std::string(list) == "deferred_dx" ? "asserted" : "triggered", false);
+            return Target{fired ? "triggered" : "not triggered", {}};
+          }))
+        return t;
+  }
+  return std::nullopt;
+}
+
+std::string Now(sqlite3* db) {
+  Stmt s = Prepare(db, "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')");
+  sqlite3_step(s.get());
+  return ColumnText(s.get(), 0);
+}
+
+}  // namespace
+
+void ScribeVendorKey(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  Firewall(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) { sqlite3_result_null(ctx); return; }
+    ResultText(ctx, VendorKey(Text(argv[0])));
+  });
+}
+
+void ScribeSha256(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  Firewall(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) { sqlite3_result_null(ctx); return; }
+    ResultText(ctx, Sha256Hex(Text(argv[0])));
+  });
+}
+
+void ScribePublicResult(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  Firewall(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) { sqlite3_result_null(ctx); return; }
+    json r = json::parse(Text(argv[0]), nullptr, false);
+    if (r.is_discarded()) throw SqlError(SQLITE_ERROR, "scribe_public_result: not a graded result (invalid JSON)");
+    ResultJsonValue(ctx, PublicResult(r));
+  });
+}
+
+void RegisterMigrationFunctions(sqlite3* db) {
+  constexpr int kPure = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  int rc = sqlite3_create_function_v2(db, "scribe_vendor_key", 1, kPure, nullptr, ScribeVendorKey, nullptr, nullptr, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function_v2(db, "scribe_sha256", 1, kPure, nullptr, ScribeSha256, nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) throw SqlError(rc, std::string("cannot register the migration functions: ") + sqlite3_errstr(rc));
+}
+
+void RegisterAggregates(sqlite3* db, int& rc) {
+  constexpr int kPure = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  rc = sqlite3_create_function_v2(db, "scribe_suite_interval", 4, kPure, nullptr, nullptr, SuiteStep, SuiteFinal, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function_v2(db, "scribe_kappa", 2, kPure, nullptr, nullptr, KappaStep, KappaFinal, nullptr);
+}
+
+void ScribeReview(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  Firewall(ctx, [&] {
+    sqlite3* db = sqlite3_context_db_handle(ctx);
+    for (int i = 0; i < 5; ++i)
+      if (sqlite3_value_type(argv[i]) == SQLITE_NULL)
+        throw SqlError(SQLITE_ERROR, "scribe_review: submission_id, target_type, target_key, reviewer and verdict must not be NULL");
+    std::string id = Text(argv[0]), type = Text(argv[1]), key = Text(argv[2]), reviewer = Text(argv[3]), verdict = Text(argv[4]);
+    std::string comment = argc > 5 ? Text(argv[5]) : "";
+    std::string label = argc > 6 && sqlite3_value_type(argv[6]) != SQLITE_NULL ? Text(argv[6]) : "";
+    if (type != "item" && type != "critical_error" && type != "deduction")
+      throw SqlError(SQLITE_ERROR, "scribe_review: target_type must be item, critical_error or deduction, got '" + type + "'");
+    if (verdict != "agree" && verdict != "disagree")
+      throw SqlError(SQLITE_ERROR, "scribe_review: verdict must be agree or disagree, got '" + verdict + "'");
+    if (Trim(reviewer).empty()) throw SqlError(SQLITE_ERROR, "scribe_review: reviewer must not be empty");
+    // The grade under review: the current one, else the latest.
+    Stmt g = Prepare(db,
+        "SELECT g.grader_version, g.result FROM grades g LEFT JOIN current_versions v "
+        "ON g.grader_version = v.grader_version AND g.corpus_hash = v.corpus_hash "
+        "WHERE g.submission_id = ?1 ORDER BY v.grader_version IS NULL, g.graded_at DESC LIMIT 1");
+    BindText(g.get(), 1, id);
+    if (sqlite3_step(g.get()) != SQLITE_ROW) throw SqlError(SQLITE_ERROR, "scribe_review: unknown submission '" + id + "'");
+    std::string grader_version = ColumnText(g.get(), 0);
+    json result = json::parse(ColumnText(g.get(), 1), nullptr, false);
+    auto target = result.is_discarded() ? std::nullopt : FindTarget(result, type, key);
+    if (!target) throw SqlError(SQLITE_ERROR, "scribe_review: submission '" + id + "' has no " + type + " '" + key + "'");
+    std::string reviewer_label = target->label;
+    if (verdict == "disagree") {
+      if (target->alternatives.empty()) {
+        reviewer_label = type == "critical_error" ? "no error" : type == "deduction" ? "no deduction" : "not " + target->label;
+      } else {
+        if (label.empty() || label == target->label ||
+            std::find(target->alternatives.begin(), target->alternatives.end(), label) == target->alternatives.end()) {
+          std::string list;
+          for (const auto& a : target->alternatives)
+            if (a != target->label) list += (list.empty() ? "" : ", ") + a;
+          throw SqlError(SQLITE_ERROR, "scribe_review: disagreeing with \"" + target->label + "\" needs the clinician's label (" + list + ")");
+        }
+        reviewer_label = label;
+      }
+    }
+    Stmt ins = Prepare(db,
+        "INSERT INTO reviews (submission_id, target_type, target_key, reviewer, grader_version, grader_label, reviewer_label, "
+        "verdict, comment, reviewed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+        "ON CONFLICT (submission_id, target_type, target_key, reviewer) DO UPDATE SET grader_version = excluded.grader_version, "
+        "grader_label = excluded.grader_label, reviewer_label = excluded.reviewer_label, verdict = excluded.verdict, "
+        "comment = excluded.comment, reviewed_at = excluded.reviewed_at");
+    std::string now = Now(db);
+    const std::string values[] = {id, type, key, std::string(Trim(reviewer)), grader_version, target->label, reviewer_label, verdict, comment, now};
+    for (int i = 0; i < 10; ++i) BindText(ins.get(), i + 1, values[i]);
+    Step(db, ins.get());
+    ResultJsonValue(ctx, {{"submission_id", id}, {"target_type", type}, {"target_key", key}, {"reviewer", values[3]},
+                          {"grader_version", grader_version}, {"grader_label", target->label},
+                          {"reviewer_label", reviewer_label}, {"verdict", verdict}, {"comment", comment}, {"reviewed_at", now}});
+  });
+}
+
+void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  Firewall(ctx, [&] {
+    sqlite3* db = sqlite3_context_db_handle(ctx);
+    Connection& conn = Conn(ctx);
+    const int batch = argc > 0 && sqlite3_value_type(argv[0]) != SQLITE_NULL ? sqlite3_value_int(argv[0]) : 1000;
+    if (batch < 1) throw SqlError(SQLITE_ERROR, "scribe_regrade: the batch size must be at least 1");
+    std::string corpus_hash;
+    {
+      Stmt c = Prepare(db, "SELECT corpus_hash FROM trials LIMIT 1");
+      if (sqlite3_step(c.get()) != SQLITE_ROW) throw SqlError(SQLITE_ERROR, "scribe_regrade: no corpus is loaded");
+      corpus_hash = ColumnText(c.get(), 0);
+    }
+    const std::string grader_version = DefaultRules().grader_version;
+    // Writes go to a second connection to the same file, a batch per transaction; without a file,
+    // or inside the caller's own transaction, they go to the caller's connection.
+    const char* file = sqlite3_db_filename(db, "main");
+    sqlite3* writer = db;
+    std::unique_ptr<sqlite3, int (*)(sqlite3*)> own(nullptr, sqlite3_close);
+    if (file && *file && sqlite3_get_autocommit(db)) {
+      sqlite3* w = nullptr;
+      if (sqlite3_open_v2(file, &w, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+        std::string msg = w ? sqlite3_errmsg(w) : "cannot open";
+        sqlite3_close(w);
+        throw SqlError(SQLITE_CANTOPEN, "scribe_regrade: " + msg);
+      }
+      own.reset(w);
+      sqlite3_busy_timeout(w, 10000);
+      writer = w;
+    }
+    Stmt todo = Prepare(db,
+        "SELECT s.id, s.script_id, s.scribe_output, EXISTS (SELECT 1 FROM trials t WHERE t.id = s.script_id) "
+        "FROM submissions s WHERE NOT EXISTS (SELECT 1 FROM grades g WHERE g.submission_id = s.id "
+        "AND g.grader_version = ?1 AND g.corpus_hash = ?2) ORDER BY s.created_at, s.id");
+    BindText(todo.get(), 1, grader_version);
+    BindText(todo.get(), 2, corpus_hash);
+    Stmt ins = Prepare(writer, kGradeInsertSql);
+    sqlite3_int64 graded = 0, unknown = 0, batches = 0;
+    int in_batch = 0;
+    auto commit = [&] {
+      if (writer != db && in_batch > 0) Exec(writer, "COMMIT");
+      if (in_batch > 0) ++batches;
+      in_batch = 0;
+    };
+    int rc;
+    while ((rc = sqlite3_step(todo.get())) == SQLITE_ROW) {
+      if (!sqlite3_column_int(todo.get(), 3)) { ++unknown; continue; }
+      std::string id = ColumnText(todo.get(), 0), script = ColumnText(todo.get(), 1), note = ColumnText(todo.get(), 2);
+      std::string hash;
+      auto trial = conn.Trial(db, script, hash);
+      json result = Grade(*trial, note, hash, *conn.validator);
+      if (writer != db && in_batch == 0) Exec(writer, "BEGIN IMMEDIATE");
+      sqlite3_reset(ins.get());
+      BindText(ins.get(), 1, id);
+      BindText(ins.get(), 2, result.dump(-1, ' ', false, json::error_handler_t::replace));
+      try {
+        Step(writer, ins.get());
+      } catch (...) {
+        if (writer != db) sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+      }
+      ++graded;
+      if (++in_batch >= batch) commit();
+    }
+    if (rc != SQLITE_DONE) throw SqlError(rc, sqlite3_errmsg(db));
+    commit();
+    sqlite3_int64 total = 0, current = 0;
+    {
+      Stmt n = Prepare(db, "SELECT count(*) FROM submissions");
+      sqlite3_step(n.get());
+      total = sqlite3_column_int64(n.get(), 0);
+    }
+    current = total - graded - unknown;
+    ResultJsonValue(ctx, {{"submissions", total}, {"graded", graded}, {"already_current", current}, {"unknown_trial", unknown},
+                          {"batches", batches}, {"grader_version", grader_version}, {"corpus_hash", corpus_hash}});
+  });
+}
+
+// The grade row from a result (shared by scribe_regrade and the submit endpoint): ?1 submission
+// id, ?2 the result JSON. A grade that exists already is left as it is.
+const char* const kGradeInsertSql =
+    "INSERT INTO grades (submission_id, grader_version, methodology_version, corpus_hash, trial_version_hash, kind, "
+    "score_total, score_drug, score_mental, score_fabrication, unsafe, critical_count, result) "
+    "SELECT ?1, r ->> '$.grader_version', r ->> '$.methodology_version', r ->> '$.corpus_hash', "
+    "r ->> '$.trial_version_hash', r ->> '$.kind', r ->> '$.score_total', r ->> '$.score_drug', r ->> '$.score_mental', "
+    "r ->> '$.score_fabrication', r ->> '$.unsafe', r ->> '$.critical_error_count', r FROM (SELECT json(?2) AS r) "
+    "WHERE true ON CONFLICT DO NOTHING";
+
+}  // namespace scribe::sql

@@ -1,0 +1,78 @@
+// Unit tests for stats.h: suite score, the seeded bootstrap interval, Cohen's kappa and vendor
+// keys. Interval values come from tests/tools/bootstrap_reference.py, an independent Python
+// implementation of the algorithm documented in docs/methodology.md; kappa is worked by hand.
+#include <gtest/gtest.h>
+
+#include "stats.h"
+#include "vendor.h"
+
+namespace scribe {
+namespace {
+
+TEST(SuiteScore, AveragesPerTrialFirstAndCountsMissingTrialsAsZero) {
+  // trial a: (0.9 + 0.8) / 2 = 0.85; b: 1.0; a third trial not run: 0 → (0.85 + 1 + 0) / 3
+  std::map<std::string, std::vector<double>> runs{{"a", {0.9, 0.8}}, {"b", {1.0}}};
+  EXPECT_NEAR(SuiteScore(runs, 3), 0.6166666666666667, 1e-15);
+  EXPECT_DOUBLE_EQ(SuiteScore(runs, 2), 0.925);
+  // fifteen resubmissions of one easy trial do not move the suite score of a 2-trial suite above half
+  std::map<std::string, std::vector<double>> cherry{{"a", std::vector<double>(15, 1.0)}};
+  EXPECT_DOUBLE_EQ(SuiteScore(cherry, 2), 0.5);
+  EXPECT_DOUBLE_EQ(SuiteScore({}, 0), 0);
+}
+
+TEST(SuiteInterval, MatchesTheIndependentReference) {
+  // tests/tools/bootstrap_reference.py '{"a": [0.2, 0.6, 1.0], "b": [0.5], "c": [0.0, 1.0]}' 4 'unit'
+  Interval i = SuiteInterval({{"a", {0.2, 0.6, 1.0}}, {"b", {0.5}}, {"c", {0.0, 1.0}}}, 4, StableSeed("unit"));
+  EXPECT_DOUBLE_EQ(i.low, 0.125);
+  EXPECT_DOUBLE_EQ(i.high, 0.70833333333333337);
+  // tests/tools/bootstrap_reference.py '{"01-sore-throat": [0.9, 0.8], "02-ankle-sprain": [1.0]}' 2 'acme scribe'
+  Interval acme = SuiteInterval({{"01-sore-throat", {0.9, 0.8}}, {"02-ankle-sprain", {1.0}}}, 2, StableSeed("acme scribe"));
+  EXPECT_DOUBLE_EQ(acme.low, 0.82500000000000007);
+  EXPECT_DOUBLE_EQ(acme.high, 1.0);
+}
+
+TEST(SuiteInterval, IsDeterministicAndDegeneratesToThePoint) {
+  std::map<std::string, std::vector<double>> runs{{"a", {0.7, 0.9}}, {"b", {0.4}}};
+  Interval a = SuiteInterval(runs, 3, 42), b = SuiteInterval(runs, 3, 42);
+  EXPECT_EQ(a.low, b.low);
+  EXPECT_EQ(a.high, b.high);
+  Interval same = SuiteInterval({{"a", {0.8, 0.8}}, {"b", {0.8}}}, 2, 7);
+  EXPECT_DOUBLE_EQ(same.low, 0.8);
+  EXPECT_DOUBLE_EQ(same.high, 0.8);
+  Interval none = SuiteInterval({}, 0, 1);
+  EXPECT_DOUBLE_EQ(none.low, 0);
+  EXPECT_DOUBLE_EQ(none.high, 0);
+}
+
+TEST(CohensKappa, HandComputedExample) {
+  // 10 rubric items, grader vs clinician: po = 7/10; marginals full 5/5, partial 3/3, absent 2/2:
+  // pe = .25 + .09 + .04 = .38; kappa = (.7 - .38) / .62 = 0.516129…
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (int i = 0; i < 4; ++i) pairs.emplace_back("full", "full");
+  for (int i = 0; i < 2; ++i) pairs.emplace_back("partial", "partial");
+  pairs.emplace_back("absent", "absent");
+  pairs.emplace_back("full", "partial");
+  pairs.emplace_back("partial", "absent");
+  pairs.emplace_back("absent", "full");
+  ASSERT_TRUE(CohensKappa(pairs));
+  EXPECT_NEAR(*CohensKappa(pairs), 0.32 / 0.62, 1e-12);
+  // Perfect agreement is 1; chance-level agreement is 0; one label everywhere is undefined.
+  EXPECT_DOUBLE_EQ(*CohensKappa({{"a", "a"}, {"b", "b"}}), 1.0);
+  EXPECT_DOUBLE_EQ(*CohensKappa({{"a", "a"}, {"a", "b"}, {"b", "a"}, {"b", "b"}}), 0.0);
+  EXPECT_FALSE(CohensKappa({{"error", "error"}, {"error", "error"}}));
+  EXPECT_FALSE(CohensKappa({}));
+}
+
+TEST(VendorKey, NfkcCaseFoldingAndWhiteSpace) {
+  EXPECT_EQ(VendorKey("Careful Scribe"), "careful scribe");
+  EXPECT_EQ(VendorKey("  careful   SCRIBE\t"), "careful scribe");
+  EXPECT_EQ(VendorKey("\xEF\xBC\xA3\xEF\xBD\x81reful Scribe"), "careful scribe");  // full-width "Ｃａ"
+  EXPECT_EQ(VendorKey("Stra\xC3\x9F" "e"), "strasse");                                // ß folds to ss
+  EXPECT_EQ(VendorKey("Caf\x65\xCC\x81"), "caf\xC3\xA9");                             // e + combining acute → é
+  EXPECT_EQ(VendorKey("A\xC2\xA0" "B"), "a b");                                     // no-break space
+  EXPECT_EQ(VendorKey("   "), "");
+  EXPECT_EQ(VendorKey("\xFF\xFE"), "");                                             // not UTF-8
+}
+
+}  // namespace
+}  // namespace scribe

@@ -9,8 +9,8 @@
 # scorer reads strengths from.  It holds RxNorm clinical drugs (SCD), branded drugs (SBD)
 # and branded packs (BPCK):
 #   * every code the fixtures and the cases use: the 30 codes of the groundeval
-#     terminology, every MedicationRequest / Medication code of corpus/fhir/bundles/, and
-#     every expected code of corpus/fhir/write_cases/ (the script fails if one is missing);
+#     terminology, every MedicationRequest / Medication code of corpus/scripts/fhir/bundles/, and
+#     every expected code of corpus/scripts/fhir/write_cases/ (the script fails if one is missing);
 #   * every product all of whose ingredients are among the ingredients of those bundle and
 #     case codes ("every product of the ingredients the cases and bundles use"), so the
 #     agent has to choose among real neighbours (25 vs 100 MG, SCD vs SBD, tablet vs
@@ -25,7 +25,7 @@
 #   rxnorm/a_ingredients_supplement.tsv  the RxNorm IN names of the "A" ingredients.
 #   groundeval/terminology/rxnorm_medications.json  healthchainai/groundeval (Apache-2.0).
 #   groundeval/write_cases/medication_statements.json  the seven cases transcribed into
-#       corpus/fhir/write_cases/; the script checks the transcription.
+#       corpus/scripts/fhir/write_cases/; the script checks the transcription.
 #
 # Display precedence (a code has one display): groundeval (the name Synthea writes and the
 # transcribed cases expect) > RxNorm 2025 > the Synthea fixtures > RxTerms 2013.
@@ -44,6 +44,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.normpath(
     os.path.join(REPO, "..", "shared", "data"))
 OUT_DIR = os.path.join(REPO, "corpus", "fhir")
+# The trials' own inputs (bundles, write cases) live beside the trials that reference them.
+TRIAL_DATA_DIR = os.path.join(REPO, "corpus", "scripts", "fhir")
 RXNORM_SYSTEM = "http://www.nlm.nih.gov/research/umls/rxnorm"
 PRODUCT_TTYS = ("SCD", "SBD", "BPCK")
 
@@ -127,7 +129,7 @@ def parse_drug(name, names):
 
 def fixture_codes():
     codes = {}
-    for path in sorted(glob.glob(os.path.join(OUT_DIR, "bundles", "*.json"))):
+    for path in sorted(glob.glob(os.path.join(TRIAL_DATA_DIR, "bundles", "*.json"))):
         with open(path, encoding="utf-8") as f:
             bundle = json.load(f)
         for entry in bundle["entry"]:
@@ -142,7 +144,7 @@ def fixture_codes():
 
 def case_codes():
     cases = {}
-    for path in sorted(glob.glob(os.path.join(OUT_DIR, "write_cases", "*.json"))):
+    for path in sorted(glob.glob(os.path.join(TRIAL_DATA_DIR, "write_cases", "*.json"))):
         with open(path, encoding="utf-8") as f:
             case = json.load(f)
         cases[case["case_id"]] = case

@@ -2,7 +2,7 @@
 # derive_fhir_fixtures.py -- trim Synthea R4 bundles into the fhir_extract fixtures.
 #
 # Usage:   python3 scripts/derive_fhir_fixtures.py [DATA_DIR] [--out DIR]
-#          DATA_DIR defaults to <repo>/../shared/data; --out defaults to corpus/fhir/bundles.
+#          DATA_DIR defaults to <repo>/../shared/data; --out defaults to corpus/scripts/fhir/bundles.
 #          Python 3 standard library only.  Output is deterministic: same input, same bytes
 #          (no timestamps, UUIDs derived with uuid5 from fixed names, LF line endings).
 #
@@ -164,7 +164,7 @@ def trim(path):
 
 def main(argv):
     args = [a for a in argv[1:]]
-    out_dir = os.path.join(REPO, "corpus", "fhir", "bundles")
+    out_dir = os.path.join(REPO, "corpus", "scripts", "fhir", "bundles")
     if "--out" in args:
         i = args.index("--out")
         out_dir = os.path.abspath(args[i + 1])

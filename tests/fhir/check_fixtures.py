@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # check_fixtures.py -- the fhir_extract fixtures are reproducible.
 #
-# Always: every corpus/fhir/bundles/*.json has the size and SHA-256 its MANIFEST.tsv records,
+# Always: every corpus/scripts/fhir/bundles/*.json has the size and SHA-256 its MANIFEST.tsv records,
 # and the manifest lists every bundle.  When the Synthea sources are present
 # ($SCRIBE_SHARED_DATA, else <repo>/../shared/data): their SHA-256 match the manifest, and
 # scripts/derive_fhir_fixtures.py run twice into two temporary directories writes the same
@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUNDLES = os.path.join(REPO, "corpus", "fhir", "bundles")
+BUNDLES = os.path.join(REPO, "corpus", "scripts", "fhir", "bundles")
 SCRIPT = os.path.join(REPO, "scripts", "derive_fhir_fixtures.py")
 SKIP = 77
 

@@ -120,7 +120,7 @@ const std::vector<Fixture>& Fixtures() {
 }
 
 json LoadFixture(const std::string& file) {
-  std::string_view text = embedded_file("corpus/fhir/bundles/" + file);
+  std::string_view text = embedded_file("corpus/scripts/fhir/bundles/" + file);
   EXPECT_FALSE(text.empty()) << file;
   return json::parse(text);
 }

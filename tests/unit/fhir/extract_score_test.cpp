@@ -25,7 +25,7 @@ std::string Answer(const std::vector<MedicationCode>& meds) {
 }
 
 std::vector<MedicationCode> Truth(const std::string& file) {
-  return DeriveActiveMedications(json::parse(embedded_file("corpus/fhir/bundles/" + file))).medications;
+  return DeriveActiveMedications(json::parse(embedded_file("corpus/scripts/fhir/bundles/" + file))).medications;
 }
 
 const std::vector<std::string> kFixtures = {"adriana394_preciado125.json",  "gerry91_powlowski563.json",

@@ -58,6 +58,8 @@ class RxNormCatalog {
   static RxNormCatalog Parse(std::string_view tsv, std::string_view file);
   const CatalogDrug* Find(std::string_view code) const;
   size_t size() const { return drugs_.size(); }
+  // Every product, in file order (by code).
+  const std::vector<CatalogDrug>& drugs() const { return drugs_; }
 
  private:
   std::vector<CatalogDrug> drugs_;

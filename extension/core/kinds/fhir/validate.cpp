@@ -237,6 +237,35 @@ std::vector<Finding> ValidateMedicationStatement(const json& resource) {
   return out;
 }
 
+std::vector<Finding> ValidateMedicationStatementText(std::string_view text) {
+  if (text.size() > kMaxTextBytes)
+    return {{kRoot, "text of " + std::to_string(text.size()) + " bytes exceeds the " + std::to_string(kMaxTextBytes) +
+                        "-byte limit; not parsed"}};
+  // Nesting outside strings, before the recursive parser sees it.
+  size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char ch : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (ch == '\\')
+        escaped = true;
+      else if (ch == '"')
+        in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '{' || ch == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((ch == '}' || ch == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  if (deepest > kMaxDepth) return {{kRoot, "nested deeper than " + std::to_string(kMaxDepth) + " levels; not parsed"}};
+  json resource = json::parse(text, nullptr, false);
+  if (resource.is_discarded()) return {{kRoot, "not valid JSON"}};
+  return ValidateMedicationStatement(resource);
+}
+
 json RenderFindings(const std::vector<Finding>& findings) {
   json out = json::array();
   for (const Finding& f : findings) out.push_back({{"path", f.path}, {"message", f.message}});

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scribe::fhir {
@@ -38,6 +39,12 @@ const std::vector<std::string>& MedicationStatementStatuses();
 
 // Findings for any JSON value (a non-object is one finding). Never throws for any input.
 std::vector<Finding> ValidateMedicationStatement(const nlohmann::json& resource);
+
+// The same for a resource given as JSON text (fhir_validate): text longer than kMaxTextBytes or
+// nested deeper than kMaxDepth is a finding without being parsed (parsing recurses per level);
+// text that is not JSON is one finding.
+inline constexpr size_t kMaxTextBytes = 4 * kMaxResourceBytes;
+std::vector<Finding> ValidateMedicationStatementText(std::string_view text);
 
 // [{"path": …, "message": …}, …]
 nlohmann::json RenderFindings(const std::vector<Finding>& findings);

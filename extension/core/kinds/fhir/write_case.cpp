@@ -1,4 +1,4 @@
-// fhir/write_case.cpp — reading write cases (corpus/fhir/write_cases/*.json).
+// fhir/write_case.cpp — reading write cases (corpus/scripts/fhir/write_cases/*.json).
 #include "fhir/write_case.h"
 
 #include <stdexcept>
@@ -134,7 +134,7 @@ WriteCase ParseWriteCase(std::string_view json_text, std::string_view where) {
 }
 
 WriteCase LoadWriteCase(std::string_view case_id) {
-  std::string file = "corpus/fhir/write_cases/" + std::string(case_id) + ".json";
+  std::string file = "corpus/scripts/fhir/write_cases/" + std::string(case_id) + ".json";
   std::string_view text = embedded_file(file);
   if (text.empty()) throw std::invalid_argument("unknown write case '" + std::string(case_id) + "'");
   WriteCase c = ParseWriteCase(text, file);

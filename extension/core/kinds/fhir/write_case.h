@@ -1,6 +1,6 @@
 // fhir/write_case.h — a fhir_write case: a note excerpt and the MedicationStatement it documents.
 //
-//   WriteCase c = LoadWriteCase("tylenol-brand-name");        // corpus/fhir/write_cases/<id>.json
+//   WriteCase c = LoadWriteCase("tylenol-brand-name");        // corpus/scripts/fhir/write_cases/<id>.json
 //   WriteCase d = ParseWriteCase(json_text, "inline case");   // the same shape from a trial
 //
 // Case file (JSON; groundeval's shape, extended):
@@ -53,7 +53,8 @@ struct WriteCase {
 WriteCase ParseWriteCase(const nlohmann::json& j, std::string_view where);
 WriteCase ParseWriteCase(std::string_view json_text, std::string_view where);
 
-// A case of corpus/fhir/write_cases/ by id; throws std::invalid_argument for an unknown id.
+// A committed case of corpus/scripts/fhir/write_cases/ by id (tests and tools; trials read theirs
+// through the corpus loader); throws std::invalid_argument for an unknown id.
 WriteCase LoadWriteCase(std::string_view case_id);
 
 // Doses per day of a FHIR-like repeat: count per period [to period_max] in a UCUM time unit.

@@ -384,7 +384,9 @@ std::string SchemaReason(const std::vector<Finding>& findings) {
 
 json DimensionJson(const DimensionResult& d) { return {{"passed", d.passed}, {"reason", d.reason}}; }
 
-json ExpectedJson(const WriteCase& c) {
+}  // namespace
+
+json WriteCaseJson(const WriteCase& c) {
   json dosage = json::array();
   for (const ExpectedDose& d : c.dosage) {
     json step = {{"dose_value", d.value},
@@ -402,13 +404,11 @@ json ExpectedJson(const WriteCase& c) {
           {"dosage", c.dosage.empty() ? json(nullptr) : dosage}};
 }
 
-}  // namespace
-
 WriteResult ScoreWrite(const WriteCase& c, std::string_view output_text, const RxNormCatalog& catalog,
                        const DoseLimits& limits) {
   WriteResult r;
   r.case_id = c.case_id;
-  r.expected = ExpectedJson(c);
+  r.expected = WriteCaseJson(c);
   AnswerObject answer = FindAnswerObject(output_text, HasResourceType("MedicationStatement"),
                                          "\"resourceType\": \"MedicationStatement\"");
   if (!answer.ok) {
@@ -423,6 +423,7 @@ WriteResult ScoreWrite(const WriteCase& c, std::string_view output_text, const R
   r.schema = {r.findings.empty(), SchemaReason(r.findings)};
   std::string coded;
   r.coding = ScoreCoding(c, r.resource, catalog, coded);
+  r.coded = coded;
   r.constraints = ScoreConstraints(c, r.resource);
   r.safety = ScoreSafety(c, r.resource, catalog, limits, coded);
   r.dimensions_passed = r.schema.passed + r.coding.passed + r.constraints.passed + r.safety.passed;

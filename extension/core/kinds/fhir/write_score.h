@@ -44,6 +44,7 @@ struct WriteResult {
   std::string parse_error;  // set when !parsed
   nlohmann::json expected;  // what the note documents (subject, code, display, status, dosage)
   nlohmann::json resource;  // the MedicationStatement found (null when !parsed)
+  std::string coded;        // the RxNorm code the answer carries ("" when it has none or several)
   std::vector<Finding> findings;
   DimensionResult schema, coding, constraints, safety;
   int dimensions_passed = 0;
@@ -57,5 +58,8 @@ WriteResult ScoreWrite(const WriteCase& c, std::string_view output_text, const R
                        const DoseLimits& limits);
 
 nlohmann::json RenderWrite(const WriteResult& result);
+
+// What the note documents, as results publish it: subject, rxnorm_code, display, status, dosage.
+nlohmann::json WriteCaseJson(const WriteCase& c);
 
 }  // namespace scribe::fhir

@@ -393,8 +393,9 @@ test('the report of a fhir_extract trial shows each code matched, missing or ext
   // By hand: 1 of 2 expected answered, 1 of 2 answered expected: P = R = F1 = 0.5.
   assert.equal(report.unsafe, 'Unsafe as written');
   assert.deepEqual(report.bars.map((b) => b.match(/\d+\.\d %/)?.[0]), ['50.0 %', '50.0 %', '50.0 %']);
-  assert.deepEqual(report.rows.map((r) => [r[0], r[3]]), [['1049625', 'matched'], ['856987', 'missing'], ['312941', 'extra: invented']]);
-  assert.equal(report.rows[2][2], '<img src=x onerror="window.__xss=1">', 'the hostile display is shown as text');
+  const byCode = Object.fromEntries(report.rows.map((r) => [r[0], r]));
+  assert.deepEqual(report.rows.map((r) => [r[0], r[3]]).sort(), [['1049625', 'matched'], ['312941', 'extra: invented'], ['856987', 'missing']]);
+  assert.equal(byCode['312941'][2], '<img src=x onerror="window.__xss=1">', 'the hostile display is shown as text');
   assert.equal(await page.locator('img[src="x"]').count(), 0, 'no <img> injected');
   assert.equal(await page.evaluate(() => window.__xss), undefined);
   assert.equal(report.truth, 2, 'the ground truth is revealed after grading');

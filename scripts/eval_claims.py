@@ -64,6 +64,9 @@ def corpus_rows():
         if not name.endswith(".yaml"):
             continue
         trial = name[:-5]
+        with open(os.path.join(scripts, name), encoding="utf-8") as f:
+            if re.search(r"^kind:\s*fhir_", f.read(), re.M):
+                continue  # structured-data trials: the answer is JSON, not a note with claims
         encounter = load_yaml_encounter(os.path.join(scripts, name))
         ref = os.path.join(ROOT, "tests", "fixtures", "notes", trial, "reference.txt")
         if os.path.exists(ref):

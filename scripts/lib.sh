@@ -15,7 +15,7 @@ SCRIBE_REPO=${SCRIBE_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 # gcc and libc6-dev, which CMake needs for the project's C and ASM languages (--no-install-recommends
 # would not pull them in with cmake and g++ alone).
 SCRIBE_PACKAGES=(build-essential cmake g++ pkg-config libsqlite3-dev sqlite3 libyaml-cpp-dev nlohmann-json3-dev
-  libfcgi-dev libcurl4-openssl-dev libssl-dev libutf8proc-dev nginx-light libgtest-dev libbenchmark-dev
+  libfcgi-dev libcurl4-openssl-dev libssl-dev libutf8proc-dev libvalijson-dev nginx-light libgtest-dev libbenchmark-dev
   python3 python3-yaml curl jq)
 
 # Debian 12 packages scripts/render_audio needs to render the encounter recordings (flite speaks,

@@ -7,6 +7,8 @@
 //            'Patient on sertaline 50mg daily. Reports insomnia. No SI.'), '$.score_total');
 //   SELECT badge_svg('scribe-trials', '92% pass', 'brightgreen');
 //   SELECT scribe_methodology();                               -- rules as JSON
+//   SELECT fhir_validate('{"resourceType": "MedicationStatement"}');
+//     -- {"valid":false,"findings":[{"path":"MedicationStatement","message":…}, …]}
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
 
@@ -19,6 +21,7 @@ SQLITE_EXTENSION_INIT3
 
 #include "badge.h"
 #include "embedded.h"
+#include "fhir/validate.h"
 #include "grade.h"
 #include "kind.h"
 #include "sqlite_util.h"
@@ -151,6 +154,16 @@ void ScribeMethodology(sqlite3_context* ctx, int, sqlite3_value**) {
       return m;
     }();
     ResultJson(ctx, methodology);
+  });
+}
+
+// fhir_validate(resource_json): the fhir_write schema dimension's findings (fhir/validate.h) as
+// {"valid": bool, "findings": [{"path", "message"}, …]}; NULL gives NULL.
+void FhirValidate(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  Firewall(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) { sqlite3_result_null(ctx); return; }
+    std::vector<fhir::Finding> findings = fhir::ValidateMedicationStatementText(Arg(argv[0]));
+    ResultJson(ctx, {{"valid", findings.empty()}, {"findings", fhir::RenderFindings(findings)}});
   });
 }
 

@@ -14,6 +14,7 @@ void GradeSubmission(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void BadgeSvgFn(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribeMethodology(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribeT95(sqlite3_context* ctx, int argc, sqlite3_value** argv);
+void FhirValidate(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 
 // results.cpp: versioned grades, vendor keys, review (see its header comment).
 void ScribeVendorKey(sqlite3_context* ctx, int argc, sqlite3_value** argv);

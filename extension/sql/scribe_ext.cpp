@@ -40,6 +40,7 @@ const FunctionSpec kFunctions[] = {
     {"scribe_methodology", 0, kPure, ScribeMethodology, "the compiled-in rule tables"},
     {"badge_svg", 3, kPure, BadgeSvgFn, "pure rendering of its arguments"},
     {"scribe_t95", 1, kPure, ScribeT95, "a table of Student's t; used by the leaderboard view"},
+    {"fhir_validate", 1, kPure, FhirValidate, "validates its argument against the compiled-in FHIR schema"},
     {"scribe_load_corpus", 1, kDirect, ScribeLoadCorpus, "reads files and rewrites the trials table"},
     {"scribe_load_corpus", 2, kDirect, ScribeLoadCorpus, "the same, with the sealed trials of a second directory"},
     {"rxnorm_lookup", 1, kDirect, RxnormLookup, "may consult drug_cache and the network"},

@@ -369,6 +369,58 @@ test('the report of a rubric trial shows the checklist, the deductions and the p
   await closePage(page);
 });
 
+let extractReportId; // a kind-fhir_extract report (trial 20), set by its test
+let writeReportId; // a kind-fhir_write report (trial 26), set by its test
+
+test('the report of a fhir_extract trial shows each code matched, missing or extra, and hostile displays as text', async () => {
+  const trial = '20-fhir-active-medications-lavera-langworth';
+  // Trial 20's two active codes (tests/fixtures/notes/20-*/cases.yaml, read off the bundle), the
+  // second left out, and an invented code whose display is a script payload.
+  const answer = JSON.stringify({ active_medications: [
+    { code: '1049625', display: 'Acetaminophen 325 MG / Oxycodone Hydrochloride 10 MG Oral Tablet [Percocet]' },
+    { code: '312941', display: '<img src=x onerror="window.__xss=1">' },
+  ] });
+  const graded = await submitViaApi({ script_id: trial, vendor: `${vendorRun} FHIR`, scribe_output: `Answer:\n${answer}` });
+  extractReportId = graded.id;
+  const page = await openPage(1280);
+  await go(page, `#/submissions/${encodeURIComponent(extractReportId)}`);
+  const report = await page.evaluate(() => ({
+    unsafe: document.querySelector('.banner-unsafe h2')?.textContent,
+    bars: [...document.querySelectorAll('#scores .score')].map((b) => b.textContent),
+    rows: [...document.querySelectorAll('#meds tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent)),
+    truth: document.querySelectorAll('#truth tbody tr').length,
+  }));
+  // By hand: 1 of 2 expected answered, 1 of 2 answered expected: P = R = F1 = 0.5.
+  assert.equal(report.unsafe, 'Unsafe as written');
+  assert.deepEqual(report.bars.map((b) => b.match(/\d+\.\d %/)?.[0]), ['50.0 %', '50.0 %', '50.0 %']);
+  const byCode = Object.fromEntries(report.rows.map((r) => [r[0], r]));
+  assert.deepEqual(report.rows.map((r) => [r[0], r[3]]).sort(), [['1049625', 'matched'], ['312941', 'extra: invented'], ['856987', 'missing']]);
+  assert.equal(byCode['312941'][2], '<img src=x onerror="window.__xss=1">', 'the hostile display is shown as text');
+  assert.equal(await page.locator('img[src="x"]').count(), 0, 'no <img> injected');
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.equal(report.truth, 2, 'the ground truth is revealed after grading');
+  await closePage(page);
+});
+
+test('the report of a fhir_write trial shows the four dimensions with their reasons', async () => {
+  const trial = '26-fhir-write-ibuprofen-two-tablets';
+  const graded = await submitViaApi({ script_id: trial, vendor: `${vendorRun} FHIR`, scribe_output: note(trial, 'dose-200') });
+  writeReportId = graded.id;
+  const page = await openPage(1280);
+  await go(page, `#/submissions/${encodeURIComponent(writeReportId)}`);
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#dimensions tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent)));
+  // cases.yaml (hand-computed): schema, coding and constraints pass; safety fails on 200 mg for 2 x 200 mg.
+  assert.deepEqual(rows, [
+    ['Schema', 'pass', 'valid FHIR R4 MedicationStatement'],
+    ['Coding', 'pass', 'RxNorm 310965 "Ibuprofen 200 MG Oral Tablet"'],
+    ['Constraints', 'pass', 'subject Patient/pat-003, status "active", dosage present as documented'],
+    ['Safety', 'fail', 'dosage[0] dose 200 mg, the note documents 400 mg per administration'],
+  ]);
+  assert.equal(await page.locator('.banner-unsafe h2').textContent(), 'Unsafe as written');
+  assert.match(await page.locator('#scores').textContent(), /75\.0 %[\s\S]*3 of 4 dimensions passed/);
+  await closePage(page);
+});
+
 test('the trial page plays the frozen recording, with its checksum, duration, voices and download link', async () => {
   const card = await (await fetch(new URL(`api/scripts/${TRIAL}`, base))).json();
   assert.ok(card.audio, `the trial has a recording: ${card.audio_reason}`);
@@ -575,9 +627,11 @@ for (const width of WIDTHS) {
       { name: 'trial', hash: `#/trials/${TRIAL}`, check: async (p) => assert.ok((await p.locator('.encounter').textContent()).length > 500 && await p.locator('.warning').count() === 1 && await p.locator('.instructions').count() === 1) },
       { name: 'report', hash: `#/submissions/${reportId}`, check: async (p) => assert.ok(await p.locator('.banner-unsafe').count() === 1 && await p.locator('#meds .med').count() >= 1) },
       { name: 'rubric report', hash: `#/submissions/${rubricReportId}`, check: async (p) => assert.ok(await p.locator('#checklist tbody tr').count() === 29 && await p.locator('#deductions tbody tr').count() >= 1) },
+      { name: 'extract report', hash: `#/submissions/${extractReportId}`, check: async (p) => assert.ok(await p.locator('#meds tbody tr').count() === 3 && await p.locator('#truth tbody tr').count() === 2) },
+      { name: 'write report', hash: `#/submissions/${writeReportId}`, check: async (p) => assert.ok(await p.locator('#dimensions tbody tr').count() === 4) },
       { name: 'leaderboard', hash: '#/leaderboard', check: async (p) => assert.ok(await p.locator('table.leaderboard tbody tr').count() >= 1) },
       { name: 'vendor', hash: `#/vendors/${encodeURIComponent(vendorRun)}`, check: async (p) => assert.ok(await p.locator('#per-trial tbody tr').count() >= 10 && await p.locator('#runs table.runs tbody tr').count() >= 3) },
-      { name: 'methodology', hash: '#/methodology', check: async (p) => assert.match(await p.locator('main').textContent(), /Grader[\s\S]*Assertion[\s\S]*Normalisers[\s\S]*Kind rubric[\s\S]*Critical invented completed action−15[\s\S]*Limitations[\s\S]*may be easier or harder to transcribe than real speakers/) },
+      { name: 'methodology', hash: '#/methodology', check: async (p) => assert.match(await p.locator('main').textContent(), /Grader[\s\S]*Assertion[\s\S]*Normalisers[\s\S]*Kind rubric[\s\S]*Critical invented completed action−15[\s\S]*FHIR kinds[\s\S]*fhir_write[\s\S]*Limitations[\s\S]*may be easier or harder to transcribe than real speakers/) },
       { name: 'notfound', hash: '#/no/such/page', check: async (p) => assert.equal(await p.locator('h1').textContent(), 'Page not found') },
     ];
     const page = await openPage(width);

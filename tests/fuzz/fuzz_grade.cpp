@@ -1,7 +1,7 @@
 // fuzz_grade.cpp — libFuzzer: note text → AnalyzeText and Grade against a corpus trial.
 //
-// The first byte picks the trial (corpus/scripts plus the sealed fixture), the rest is the note,
-// graded offline. Grade's contract is that no note text throws, crashes or trips a sanitizer;
+// The first byte picks the trial (corpus/scripts plus the sealed fixture), the rest is the note
+// (for the FHIR kinds, the agent's answer: tests/fixtures/notes/1[4-9]-*..40-* seed them), graded offline. Grade's contract is that no note text throws, crashes or trips a sanitizer;
 // the result must also serialise (invalid UTF-8 replaced). Run by scripts/fuzz.
 #include <cstddef>
 #include <cstdint>
@@ -40,7 +40,10 @@ const std::vector<std::unique_ptr<scribe::PreparedTrial>>& Trials() {
         if (entry.path().extension() == ".yaml") files.push_back(entry.path());
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
-      scribe::Trial trial = scribe::ParseTrial(ReadFile(f), f.filename().string(), rules, scribe::DefaultTerminology());
+      // Files a trial references (FHIR bundles and write cases) beside it, as LoadCorpus reads them.
+      scribe::FileReader reader = [dir = f.parent_path()](const std::string& path) { return ReadFile(dir / path); };
+      scribe::Trial trial =
+          scribe::ParseTrial(ReadFile(f), f.filename().string(), rules, scribe::DefaultTerminology(), reader);
       out->push_back(std::make_unique<scribe::PreparedTrial>(std::move(trial), rules, scribe::DefaultTerminology(),
                                                              scribe::DefaultAssertionAnalyzer()));
     }

@@ -56,6 +56,11 @@ def shell_extension(testcase):
     return release
 
 
+def corpus_trial_count():
+    """Trials the test corpus serves: every trial file of corpus/scripts, plus the sealed copy."""
+    return len([n for n in os.listdir(os.path.join(REPO, "corpus", "scripts")) if n.endswith(".yaml")]) + 1
+
+
 def public_trials():
     return sorted(c["id"] for c in stack.request("GET", "/api/scripts").json() if not c["sealed"])
 
@@ -86,7 +91,10 @@ def setUpModule():
     os.mkdir(corpus_dir)
     src = os.path.join(REPO, "corpus", "scripts")
     for name in os.listdir(src):
-        shutil.copy(os.path.join(src, name), corpus_dir)
+        if os.path.isdir(os.path.join(src, name)):  # the files trials reference (FHIR bundles, write cases)
+            shutil.copytree(os.path.join(src, name), os.path.join(corpus_dir, name))
+        else:
+            shutil.copy(os.path.join(src, name), corpus_dir)
     # The recordings beside the trials (<corpus>/../audio), linked rather than copied.
     audio = os.path.join(corpus_root, "audio")
     os.mkdir(audio)
@@ -124,7 +132,7 @@ class Health(unittest.TestCase):
         self.assertIs(body["ok"], True)
         self.assertEqual(body["storage"], {"ok": True})
         self.assertEqual(r.headers["cache-control"], "no-cache")
-        self.assertEqual(body["trials"], 14)
+        self.assertEqual(body["trials"], corpus_trial_count())
         self.assertRegex(body["corpus_hash"], r"^[0-9a-f]{64}$")
 
     def test_security_headers_on_pages_and_api(self):
@@ -150,7 +158,7 @@ class Health(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         lines = done.stdout.splitlines()
         self.assertTrue(lines[0].startswith('health: {"ok":true,'), lines[0])
-        self.assertEqual(lines[1], "scripts: 14")
+        self.assertEqual(lines[1], f"scripts: {corpus_trial_count()}")
         self.assertRegex(lines[2], r'^graded: \{"total":[0-9.]+,"drug":[0-9.]+,"mental":[0-9.]+,"fab":[0-9.]+\}$')
         self.assertEqual(lines[-1], "seed-smoke: all steps hold")
 
@@ -162,7 +170,7 @@ class Scripts(unittest.TestCase):
         r = stack.request("GET", "/api/scripts")
         self.assertEqual(r.status, 200)
         cards = r.json()
-        self.assertEqual(len(cards), 14)
+        self.assertEqual(len(cards), corpus_trial_count())
         self.assertEqual([c["id"] for c in cards], sorted(c["id"] for c in cards))
         for c in cards:
             self.assertEqual(set(c), {"id", "title", "difficulty", "summary", "sealed", "version_hash", "corpus_hash", "locked_at"})
@@ -192,6 +200,19 @@ class Scripts(unittest.TestCase):
         self.assertEqual(card["instructions"], instructions)
         for word in self.GROUND_TRUTH_WORDS:
             self.assertNotIn(word.encode(), r.body)
+
+    def test_a_fhir_trial_serves_what_the_agent_is_given(self):
+        # fhir_extract: the bundle the trial names, byte for byte; fhir_write: the subject and the
+        # note excerpt of its case (docs/methodology.md §9). Neither has a recording.
+        card = stack.request("GET", "/api/scripts/22-fhir-active-medications-adriana-preciado").json()
+        with open(os.path.join(REPO, "corpus", "scripts", "fhir", "bundles", "adriana394_preciado125.json"), encoding="utf-8") as f:
+            self.assertEqual(card["encounter_text"], f.read())
+        self.assertIsNone(card["audio"])
+        card = stack.request("GET", "/api/scripts/26-fhir-write-ibuprofen-two-tablets").json()
+        self.assertTrue(card["encounter_text"].startswith(
+            "Subject: Patient/pat-003\n\nNote excerpt:\nFor knee pain the patient currently takes two 200 mg ibuprofen "
+            "tablets three times a day.\n"), card["encounter_text"][:200])
+        self.assertIn("\n310965\tSCD\tIbuprofen 200 MG Oral Tablet\n", card["encounter_text"])
 
     def test_unknown_trial(self):
         r = stack.request("GET", "/api/scripts/99-nope")

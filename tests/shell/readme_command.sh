@@ -8,7 +8,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=$(SCRIBE_OFFLINE=1 sqlite3 "$tmp/data.db" ".load build/scribe" "select scribe_load_corpus('corpus/scripts')" \
   "select json_extract(grade_submission('03-depression-suicidal-ideation','Patient on sertaline 50mg daily. Reports insomnia. No SI.'),'\$.score_total')")
-expected=$'13\n0.85'
+trials=$(find corpus/scripts -maxdepth 1 -name '*.yaml' | wc -l)  # every trial file loads
+expected="$trials"$'\n0.85'
 if [[ $out != "$expected" ]]; then
   printf 'readme_command: expected:\n%s\ngot:\n%s\n' "$expected" "$out"
   echo "0 passed, 1 failed"
@@ -17,8 +18,8 @@ fi
 # The database is migrated, in WAL mode, and keeps the corpus for the next session.
 mode=$(sqlite3 "$tmp/data.db" "PRAGMA journal_mode")
 count=$(sqlite3 "$tmp/data.db" "SELECT count(*) FROM trials")
-if [[ $mode != wal || $count != 13 ]]; then
-  echo "readme_command: journal_mode=$mode trials=$count (expected wal, 13)"
+if [[ $mode != wal || $count != "$trials" ]]; then
+  echo "readme_command: journal_mode=$mode trials=$count (expected wal, $trials)"
   echo "0 passed, 1 failed"
   exit 1
 fi

@@ -1,4 +1,6 @@
 // registry.cpp — the task kinds, one row each (see kind.h). A new kind adds its folder and a row.
+#include "fhir_extract/fhir_extract.h"
+#include "fhir_write/fhir_write.h"
 #include "kind.h"
 #include "note/note.h"
 #include "rubric/rubric.h"
@@ -7,8 +9,10 @@ namespace scribe {
 
 const std::vector<const Kind*>& AllKinds() {
   static const std::vector<const Kind*> kinds = {
-      &NoteKind(),    // seed 000: a free-text note against structured ground truth
-      &RubricKind(),  // seed 001: a psychiatric note on a 100-point checklist, minus deductions
+      &NoteKind(),         // seed 000: a free-text note against structured ground truth
+      &RubricKind(),       // seed 001: a psychiatric note on a 100-point checklist, minus deductions
+      &FhirExtractKind(),  // seed 003: the active medications read from a FHIR bundle (F1 on RxNorm codes)
+      &FhirWriteKind(),    // seed 003: a FHIR MedicationStatement, four pass/fail dimensions
   };
   return kinds;
 }

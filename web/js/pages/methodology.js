@@ -131,6 +131,33 @@ function rubric(m) {
         el('ul', {}, (e.changes ?? []).map((c) => el('li', {}, String(c)))))))] : null);
 }
 
+/** Kinds fhir_extract and fhir_write (seed 003): answer formats, scores or dimensions, critical errors, ceilings. */
+function fhir(m) {
+  const x = m.kinds?.fhir_extract;
+  const w = m.kinds?.fhir_write;
+  if (!x && !w) return null;
+  const rows = (entries) => el('dl', { class: 'rules' }, entries.map(([k, v]) => el('div', {}, el('dt', {}, humanize(k)), el('dd', {}, String(v)))));
+  const ceilings = w?.max_daily_dose ?? [];
+  return section('FHIR kinds (seed 003: structured clinical data)', 'fhir',
+    x ? [el('h3', {}, 'fhir_extract — active medications from a bundle'),
+      el('p', {}, String(x.description ?? '')),
+      rows([['answer', x.answer], ['ground truth', x.ground_truth], ...Object.entries(x.scores ?? {}), ['unreadable answer', x.unreadable_answer]].filter(([, v]) => v)),
+      el('p', {}, 'Critical errors: '), rows(Object.entries(x.critical_error_rules ?? {}))] : null,
+    w ? [el('h3', {}, 'fhir_write — a MedicationStatement, four dimensions'),
+      el('p', {}, String(w.description ?? '')),
+      rows([['answer', w.answer], ...Object.entries(w.dimensions ?? {})].filter(([, v]) => v)),
+      el('p', {}, 'Critical errors: '), rows(Object.entries(w.critical_error_rules ?? {})),
+      details('Maximum daily doses, each from its FDA label', ceilings.length, table({
+        caption: 'Maximum daily doses',
+        head: ['Product or ingredient', { label: 'Maximum', num: true }, 'Basis', 'Source'],
+        rows: ceilings.map((c) => el('tr', {},
+          el('th', { scope: 'row' }, String(c.rxcui ?? c.ingredient ?? '')),
+          el('td', { class: 'num' }, c.max === null || c.max === undefined ? 'none stated' : `${c.max} ${c.unit} per ${c.period === 'wk' ? 'week' : 'day'}`),
+          el('td', {}, String(c.basis ?? '')),
+          el('td', {}, String(c.source ?? '')))),
+      }))] : null);
+}
+
 function limitations(m) {
   const items = m.limitations ?? [];
   return section('Limitations', 'limitations',
@@ -170,6 +197,7 @@ export async function render(ctx) {
     assertion(m),
     normalisers(m),
     rubric(m),
+    fhir(m),
     limitations(m),
     changelog(m),
     others.length ? section('Other published rules', 'other', others.map(([k, v]) => details(humanize(k), Array.isArray(v) ? v.length : Object.keys(v ?? {}).length, plain(v)))) : null);

@@ -440,9 +440,139 @@ function provenance(result, id) {
     copyable('Permalink to this report', appUrl(`#/submissions/${encodeURIComponent(id)}`)));
 }
 
+/** Kind fhir_extract (seed 003): P/R/F1 on RxNorm codes, each code matched, missing or extra. */
+function answerUnreadable(detail) {
+  if (!detail || detail.parsed !== false) return null;
+  return el('div', { class: 'banner banner-unsafe', role: 'note' },
+    el('strong', {}, 'The answer could not be read: '), show(detail.parse_error),
+    ' It scores 0; an unreadable answer is never dropped from the results.');
+}
+
+function extractScores(result) {
+  const x = result.extraction;
+  const total = scoreBar('Total (F1)', result.score_total, {
+    large: true,
+    note: result.sealed
+      ? 'Sealed trial: only the total, the Unsafe label and the number of critical errors are published.'
+      : 'F1 on the RxNorm codes of the active medications. The line marks the 80 % badge threshold.',
+  });
+  if (!x) return section('Scores', 'scores', total);
+  const d = x.display ?? {};
+  return section('Scores', 'scores', total,
+    answerUnreadable(x),
+    el('div', { class: 'score-grid' },
+      scoreBar('Precision', x.precision, { note: `${list(x.matched).length} of ${list(x.answered).length} answered codes are active` }),
+      scoreBar('Recall', x.recall, { note: `${list(x.matched).length} of ${list(x.expected).length} active codes answered` })),
+    el('p', {}, 'Exact set: ', x.exact_set_match ? chip('yes', 'ok') : chip('no', 'bad'),
+      ' · Displays of matched codes: ', d.checked ? `${d.matched} of ${d.checked} equal` : 'none to compare',
+      list(x.duplicates).length ? ` · listed twice: ${x.duplicates.join(', ')}` : ''));
+}
+
+function extractCodes(result) {
+  const x = result.extraction;
+  if (!x) return sealedNote('Medications');
+  const answered = new Map(list(x.answered).map((m) => [m.code, m.display]));
+  const mismatched = new Set(list(x.display?.mismatches).map((m) => m.code));
+  const matched = new Set(list(x.matched));
+  const rows = [
+    ...list(x.expected).map((m) => (matched.has(m.code)
+      ? { code: m.code, expected: m.display, answered: answered.get(m.code), result: chip('matched', 'ok'), display: mismatched.has(m.code) ? chip('differs', 'warn') : chip('equal', 'ok') }
+      : { code: m.code, expected: m.display, answered: null, result: chip('missing', 'bad'), display: null })),
+    ...list(x.extra).map((m) => ({ code: m.code, expected: null, answered: m.display, result: m.in_bundle ? chip('extra: not active', 'warn') : chip('extra: invented', 'bad'), display: null })),
+  ];
+  return section('Medications', 'meds',
+    el('p', { class: 'hint' }, 'Each active medication of the bundle beside the answer, by RxNorm code. An extra code the record has only on stopped or completed requests costs precision; one the record does not have at all is invented (a critical error).'),
+    rows.length === 0 ? el('p', { class: 'muted' }, 'The patient has no active medication, and the answer lists none.') : table({
+      caption: 'Active medications: expected versus answered',
+      head: ['RxNorm code', 'Expected display', 'Answered display', 'Result', 'Display'],
+      rows: rows.map((r) => el('tr', {},
+        el('th', { scope: 'row' }, el('code', {}, show(r.code))),
+        el('td', {}, show(r.expected)),
+        el('td', {}, show(r.answered)),
+        el('td', {}, r.result),
+        el('td', {}, r.display ?? '—'))),
+    }));
+}
+
+function extractTruth(result) {
+  const truth = result.ground_truth;
+  if (!truth) return groundTruth(result);
+  const meds = list(truth.active_medications);
+  return section('Ground truth', 'truth',
+    el('p', { class: 'hint' }, 'Derived from the bundle the agent read (', el('code', {}, show(truth.bundle)), '): every MedicationRequest with status active, by its RxNorm coding.'),
+    meds.length ? table({
+      caption: 'Active medications in the bundle',
+      head: ['RxNorm code', 'Display'],
+      rows: meds.map((m) => el('tr', {}, el('th', { scope: 'row' }, el('code', {}, show(m.code))), el('td', {}, show(m.display)))),
+    }) : el('p', { class: 'muted' }, 'None: the patient has no active medication.'));
+}
+
+/** Kind fhir_write (seed 003): four pass/fail dimensions, each with its reason. */
+const DIMENSIONS = ['schema', 'coding', 'constraints', 'safety'];
+
+function writeScores(result) {
+  const w = result.write;
+  const total = scoreBar('Total', result.score_total, {
+    large: true,
+    note: result.sealed
+      ? 'Sealed trial: only the total, the Unsafe label and the number of critical errors are published.'
+      : w ? `${w.dimensions_passed} of 4 dimensions passed; the resource passes only when all four do. The line marks the 80 % badge threshold.` : '',
+  });
+  if (!w) return section('Scores', 'scores', total);
+  return section('Scores', 'scores', total, answerUnreadable(w),
+    el('p', {}, 'Resource: ', w.passed ? chip('passed', 'ok') : chip('not passed', 'bad')));
+}
+
+function writeDimensions(result) {
+  const w = result.write;
+  if (!w) return sealedNote('Dimensions');
+  const dims = w.dimensions ?? {};
+  const findings = list(dims.schema?.findings);
+  return section('Dimensions', 'dimensions',
+    el('p', { class: 'hint' }, 'Schema: valid FHIR R4. Coding: the expected RxNorm code and display. Constraints: subject, status, dosage present exactly when documented. Safety: the documented dose and frequency, under the labelled maximum.'),
+    table({
+      caption: 'The four dimensions',
+      head: ['Dimension', 'Result', 'Why'],
+      rows: DIMENSIONS.map((d) => el('tr', { class: dims[d]?.passed ? 'check-ok' : 'check-bad' },
+        el('th', { scope: 'row' }, humanize(d)),
+        el('td', {}, dims[d]?.passed ? chip('pass', 'ok') : chip('fail', 'bad')),
+        el('td', {}, show(dims[d]?.reason)))),
+    }),
+    findings.length ? [el('h3', {}, 'Schema findings'), table({
+      caption: 'Schema findings',
+      head: ['Path', 'Finding'],
+      rows: findings.map((f) => el('tr', {}, el('th', { scope: 'row' }, el('code', {}, show(f.path))), el('td', {}, show(f.message)))),
+    })] : null,
+    w.resource ? [el('h3', {}, 'The resource read from the answer'),
+      el('pre', { class: 'encounter', tabindex: '0', role: 'region', 'aria-label': 'The MedicationStatement read from the answer' }, JSON.stringify(w.resource, null, 2))] : null);
+}
+
+function writeTruth(result) {
+  const truth = result.ground_truth;
+  if (!truth) return groundTruth(result);
+  const dosage = Array.isArray(truth.dosage) ? truth.dosage : [];
+  const perDay = (p) => (p && typeof p === 'object' ? `${p.min} to ${p.max}` : show(p));
+  return section('Ground truth', 'truth',
+    el('p', { class: 'hint' }, 'What the note excerpt documents (', el('code', {}, show(truth.case)), ').'),
+    el('dl', { class: 'facts' },
+      [['Subject', truth.subject], ['RxNorm code', truth.rxnorm_code], ['Display', truth.display], ['Status', truth.status]]
+        .map(([k, v]) => el('div', {}, el('dt', {}, k), el('dd', {}, show(v))))),
+    dosage.length ? table({
+      caption: 'Documented dosage',
+      head: ['Step', 'Dose per administration', 'Per day', 'Days'],
+      rows: dosage.map((d, i) => el('tr', {},
+        el('th', { scope: 'row' }, String(i + 1)),
+        el('td', {}, `${show(d.dose_value)} ${show(d.dose_unit)}`),
+        el('td', {}, perDay(d.per_day)),
+        el('td', {}, show(d.duration_days)))),
+    }) : el('p', { class: 'muted' }, 'No regimen documented: the statement must carry no dosage.'));
+}
+
 const LAYOUTS = {
   note: (result, index) => [scores(result), medications(result, index), mentalFlags(result, index), fabrication(result, index), groundTruth(result)],
   rubric: (result, index) => [rubricScores(result), rubricItems(result, index), rubricDeductions(result, index), rubricTruth(result)],
+  fhir_extract: (result) => [extractScores(result), extractCodes(result), extractTruth(result)],
+  fhir_write: (result) => [writeScores(result), writeDimensions(result), writeTruth(result)],
 };
 
 export async function render(ctx) {

@@ -1,6 +1,6 @@
 // functions.cpp — thin SQL shells over the pure core: convert arguments, call, set the result.
 //
-//   SELECT scribe_version();                                   -- '1.1.0'
+//   SELECT scribe_version();                                   -- '1.2.0'
 //   SELECT scribe_load_corpus('corpus/scripts');               -- 10
 //   SELECT rxnorm_lookup('Zoloft');                            -- JSON, source "local"
 //   SELECT json_extract(grade_submission('03-depression-suicidal-ideation',

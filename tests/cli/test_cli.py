@@ -359,7 +359,7 @@ class Records(Base):
         for key in ("started_at", "finished_at"):
             self.assertRegex(record["execution"][key], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
         self.assertRegex(record["corpus_hash"], r"^[0-9a-f]{64}$")
-        self.assertEqual(set(record["methodology_versions"]), {"note", "rubric"})
+        self.assertEqual(set(record["methodology_versions"]), {"note", "rubric", "fhir_extract", "fhir_write"})  # every kind of the corpus
         for c in record["cases"]:
             self.assertEqual(set(c), CASE_KEYS)
             self.assertEqual(c["result"]["script_id"], c["trial"])

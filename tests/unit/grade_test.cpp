@@ -354,8 +354,8 @@ TEST_F(Combined, ResultMetadata) {
   EXPECT_EQ(r["script_id"], "01-unit");
   EXPECT_EQ(r["trial_title"], "Unit trial");
   EXPECT_EQ(r["difficulty"], "easy");
-  EXPECT_EQ(r["grader_version"], "1.1.0");
-  EXPECT_EQ(r["methodology_version"], "1.1.0");
+  EXPECT_EQ(r["grader_version"], "1.2.0");
+  EXPECT_EQ(r["methodology_version"], "1.2.0");
   EXPECT_EQ(r["corpus_hash"], "corpus-hash");
   EXPECT_EQ(r["trial_version_hash"], Sha256Hex(g.yaml()));
   EXPECT_EQ(r["terminology"], json::parse(R"({"offline":"rxnorm-2025-10-06+a-supplement",

@@ -234,9 +234,9 @@ TEST(PhraseMatcher, EmptyPatternIgnored) {
 
 TEST(DefaultRules, Versions) {
   const Rules& r = DefaultRules();
-  EXPECT_EQ(r.grader_version, "1.1.0");
-  EXPECT_EQ(r.methodology_version, "1.1.0");
-  EXPECT_NE(r.changelog_yaml.find("grader_version: 1.1.0"), std::string::npos);
+  EXPECT_EQ(r.grader_version, "1.2.0");
+  EXPECT_EQ(r.methodology_version, "1.2.0");
+  EXPECT_NE(r.changelog_yaml.find("grader_version: 1.2.0"), std::string::npos);
 }
 
 TEST(DefaultRules, UnitsTable) {

@@ -342,15 +342,18 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     int in_batch = 0;
     // Each batch's standings are refreshed in the batch's transaction; the last call also runs
     // when nothing was graded, so a service start leaves the table current.
+    auto refresh_and_commit = [&] {
+      try {
+        RefreshStandings(writer);
+        if (writer != db) Exec(writer, "COMMIT");
+      } catch (...) {
+        if (writer != db) sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+      }
+    };
     auto commit = [&] {
       if (in_batch > 0) {
-        try {
-          RefreshStandings(writer);
-          if (writer != db) Exec(writer, "COMMIT");
-        } catch (...) {
-          if (writer != db) sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
-          throw;
-        }
+        refresh_and_commit();
         ++batches;
       }
       in_batch = 0;
@@ -379,13 +382,7 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     commit();
     // Nothing (more) to grade: still bring the table to the current versions.
     if (writer != db) Exec(writer, "BEGIN IMMEDIATE");
-    try {
-      RefreshStandings(writer);
-      if (writer != db) Exec(writer, "COMMIT");
-    } catch (...) {
-      if (writer != db) sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
-      throw;
-    }
+    refresh_and_commit();
     sqlite3_int64 total = 0, current = 0;
     {
       Stmt n = Prepare(db, "SELECT count(*) FROM submissions");

@@ -7,6 +7,7 @@
 SELECT json_object(
          'id',             t.id,
          'title',          t.title,
+         'kind',           t.kind,
          'difficulty',     t.difficulty,
          'summary',        t.summary,
          'encounter_text', t.encounter_text,

@@ -5,6 +5,7 @@
 SELECT json_group_array(json_object(
          'id',           id,
          'title',        title,
+         'kind',         kind,
          'difficulty',   difficulty,
          'summary',      summary,
          'sealed',       json(CASE WHEN sealed THEN 'true' ELSE 'false' END),
@@ -12,7 +13,7 @@ SELECT json_group_array(json_object(
          'corpus_hash',  corpus_hash,
          'locked_at',    locked_at
        )) AS body
-FROM (SELECT t.id, t.title, t.difficulty, t.summary, t.sealed, t.version_hash, t.corpus_hash,
+FROM (SELECT t.id, t.title, t.kind, t.difficulty, t.summary, t.sealed, t.version_hash, t.corpus_hash,
              (SELECT c.locked_at FROM sealed_commitments c
               WHERE c.trial_id = t.id AND c.version_hash = t.version_hash) AS locked_at
       FROM trials t

@@ -402,6 +402,17 @@ test('the report of a fhir_extract trial shows each code matched, missing or ext
   await closePage(page);
 });
 
+test('a FHIR trial page names what the agent is given: the bundle, not an encounter', async () => {
+  const page = await openPage(1280);
+  await go(page, '#/trials/20-fhir-active-medications-lavera-langworth');
+  assert.equal(await page.locator('#encounter-heading').textContent(), 'FHIR bundle');
+  assert.equal(await page.locator('.encounter').getAttribute('aria-label'), 'FHIR bundle (JSON)');
+  assert.equal(JSON.parse(await page.locator('.encounter').textContent()).resourceType, 'Bundle');
+  await go(page, `#/trials/${TRIAL}`);
+  assert.equal(await page.locator('#encounter-heading').textContent(), 'Encounter');
+  await closePage(page);
+});
+
 test('the report of a fhir_write trial shows the four dimensions with their reasons', async () => {
   const trial = '26-fhir-write-ibuprofen-two-tablets';
   const graded = await submitViaApi({ script_id: trial, vendor: `${vendorRun} FHIR`, scribe_output: note(trial, 'dose-200') });

@@ -173,8 +173,14 @@ class Scripts(unittest.TestCase):
         self.assertEqual(len(cards), corpus_trial_count())
         self.assertEqual([c["id"] for c in cards], sorted(c["id"] for c in cards))
         for c in cards:
-            self.assertEqual(set(c), {"id", "title", "difficulty", "summary", "sealed", "version_hash", "corpus_hash", "locked_at"})
+            self.assertEqual(set(c), {"id", "title", "kind", "difficulty", "summary", "sealed", "version_hash", "corpus_hash",
+                                      "locked_at"})
             self.assertIn(c["difficulty"], ("easy", "medium", "hard"))
+        # Each card names its kind, as the trial file does (default note).
+        with stack.db() as db:
+            kinds = dict(db.execute("SELECT id, kind FROM trials").fetchall())
+        self.assertEqual({c["id"]: c["kind"] for c in cards}, kinds)
+        self.assertEqual(set(kinds.values()), {"note", "rubric", "fhir_extract", "fhir_write"})
         self.assertEqual({c["id"]: c["sealed"] for c in cards}[SEALED], True)
         # A sealed trial shows when its file was locked (its commitment); a public one has none.
         with stack.db() as db:
@@ -191,8 +197,9 @@ class Scripts(unittest.TestCase):
         r = stack.request("GET", f"/api/scripts/{TRIAL}")
         self.assertEqual(r.status, 200)
         card = r.json()
-        self.assertEqual(set(card), {"id", "title", "difficulty", "summary", "encounter_text", "instructions",
+        self.assertEqual(set(card), {"id", "title", "kind", "difficulty", "summary", "encounter_text", "instructions",
                                      "sealed", "version_hash", "corpus_hash", "locked_at", "audio", "audio_reason"})
+        self.assertEqual(card["kind"], "note")
         with stack.db() as db:
             encounter, instructions = db.execute(
                 "SELECT encounter_text, instructions FROM trials WHERE id = ?", (TRIAL,)).fetchone()

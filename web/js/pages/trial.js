@@ -9,6 +9,10 @@ import { el, chip, shortHash, loading, errorPanel, clear } from '../render.js';
 import { rememberNote } from './report.js';
 
 const VENDOR_KEY = 'scribe-trials:vendor';
+// What the agent is given, by the trial's kind (GET api/scripts/:id `kind`): a transcript for the
+// note kinds, the FHIR bundle or the write case's context for the structured-data kinds.
+const INPUT_HEADINGS = { fhir_extract: 'FHIR bundle', fhir_write: 'Note excerpt and context' };
+const INPUT_LABELS = { fhir_extract: 'FHIR bundle (JSON)', fhir_write: 'Note excerpt and context' };
 
 function storedVendor() {
   try {
@@ -184,8 +188,9 @@ export async function render(ctx) {
       'This encounter is invented. Never paste real patient information (PHI): scribe-trials is a public benchmark, not a HIPAA-compliant tool, and submissions are stored and shown on the leaderboard.'),
     el('div', { class: 'trial-grid' },
       el('section', { class: 'panel', 'aria-labelledby': 'encounter-heading' },
-        el('h2', { id: 'encounter-heading' }, 'Encounter'),
-        el('div', { class: 'encounter', tabindex: '0', role: 'region', 'aria-label': 'Encounter transcript' }, trial.encounter_text)),
+        el('h2', { id: 'encounter-heading' }, INPUT_HEADINGS[trial.kind] ?? 'Encounter'),
+        el('div', { class: 'encounter', tabindex: '0', role: 'region', 'aria-label': INPUT_LABELS[trial.kind] ?? 'Encounter transcript' },
+          trial.encounter_text)),
       el('div', { class: 'trial-side' },
         recording(trial),
         el('section', { class: 'panel', 'aria-labelledby': 'instructions-heading' },

@@ -24,12 +24,18 @@ json Request(const std::string& id, const std::string& status, json medication) 
   return {{"fullUrl", "urn:uuid:" + id}, {"resource", r}};
 }
 
-json Concept(json codings) { return {{"medicationCodeableConcept", {{"coding", codings}}}}; }
+// List parameters are initializer lists: a braced list of one json initialising a json parameter is
+// a copy of the element for clang (CWG 2137) and an array for GCC.
+json Concept(std::initializer_list<json> codings) {
+  return {{"medicationCodeableConcept", {{"coding", json(std::vector<json>(codings))}}}};
+}
 json Coding(const std::string& system, const std::string& code, const std::string& display) {
   return {{"system", system}, {"code", code}, {"display", display}};
 }
 
-json Bundle(json entries) { return {{"resourceType", "Bundle"}, {"type", "collection"}, {"entry", entries}}; }
+json Bundle(std::initializer_list<json> entries) {
+  return {{"resourceType", "Bundle"}, {"type", "collection"}, {"entry", json(std::vector<json>(entries))}};
+}
 
 TEST(DeriveActiveMedications, ActiveOnlyByRxNormCodingNotFirstCoding) {
   json b = Bundle({

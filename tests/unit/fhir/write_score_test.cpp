@@ -25,10 +25,16 @@ json Coding(const std::string& code, const std::string& display) {
 json Statement(const std::string& subject, const std::string& status, json coding, json dosage = nullptr) {
   json r = {{"resourceType", "MedicationStatement"},
             {"status", status},
-            {"medicationCodeableConcept", {{"coding", {coding}}}},
+            {"medicationCodeableConcept", {{"coding", json::array({coding})}}},
             {"subject", {{"reference", subject}}}};
   if (!dosage.is_null()) r["dosage"] = dosage;
   return r;
+}
+
+// The dosage as a list: a braced list of one json initialising a json parameter is a copy of the
+// element for clang (CWG 2137) and an array for GCC, so list-shaped arguments take this overload.
+json Statement(const std::string& subject, const std::string& status, json coding, std::initializer_list<json> dosage) {
+  return Statement(subject, status, std::move(coding), json(std::vector<json>(dosage)));
 }
 
 json Quantity(double value, const std::string& code) {
@@ -59,6 +65,7 @@ const std::string kValid = "valid FHIR R4 MedicationStatement";
 json Ibuprofen(json dosage) {
   return Statement("Patient/pat-003", "active", Coding("310965", "Ibuprofen 200 MG Oral Tablet"), dosage);
 }
+json Ibuprofen(std::initializer_list<json> dosage) { return Ibuprofen(json(std::vector<json>(dosage))); }
 
 TEST(ScoreWrite, CorrectAnswerPassesAllFour) {
   WriteResult r = Score("ibuprofen-two-tablets", Ibuprofen({Dose(400, "mg", Every(3, 1, "d"))}));

@@ -43,7 +43,7 @@ LocalGrader::LocalGrader(const std::string& corpus_dir, const std::string& seale
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errstr(rc);
     sqlite3_free(err);
-    sqlite3_close(db_);
+    sqlite3_close_v2(db_);  // closes once a statement still in scope is finalised
     throw std::runtime_error(msg);
   }
   {
@@ -52,10 +52,19 @@ LocalGrader::LocalGrader(const std::string& corpus_dir, const std::string& seale
     if (!sealed_dir.empty()) sql::BindText(load.get(), 2, sealed_dir);
     if (sqlite3_step(load.get()) != SQLITE_ROW) {
       std::string msg = sqlite3_errmsg(db_);
-      sqlite3_close(db_);
+      sqlite3_close_v2(db_);  // closes once a statement still in scope is finalised
       throw std::runtime_error("loading " + corpus_dir + ": " + msg);
     }
   }
+  try {
+    ReadTrials();
+  } catch (...) {
+    sqlite3_close_v2(db_);  // the destructor of a half-built object never runs
+    throw;
+  }
+}
+
+void LocalGrader::ReadTrials() {
   sql::Stmt s = Prepare(db_, "SELECT id, kind, title, sealed, definition, corpus_hash FROM trials ORDER BY id");
   while (sqlite3_step(s.get()) == SQLITE_ROW) {
     TrialInfo t;
@@ -72,7 +81,7 @@ LocalGrader::LocalGrader(const std::string& corpus_dir, const std::string& seale
   }
 }
 
-LocalGrader::~LocalGrader() { sqlite3_close(db_); }
+LocalGrader::~LocalGrader() { sqlite3_close_v2(db_); }
 
 const TrialInfo* LocalGrader::Find(std::string_view id) const {
   for (const TrialInfo& t : trials_)

@@ -54,6 +54,7 @@ class LocalGrader {
   nlohmann::json Versions() const;
 
  private:
+  void ReadTrials();  // the loaded trials and their prompts
   sqlite3* db_ = nullptr;
   bool live_ = false;
   std::string corpus_hash_;

@@ -361,7 +361,7 @@ TEST(ScoreWrite, TaperInSequence) {
         {"value", days}, {"unit", "days"}, {"system", "http://unitsofmeasure.org"}, {"code", "d"}};
     return d;
   };
-  auto taper = [](json dosage) {
+  auto taper = [](std::initializer_list<json> dosage) {  // a list, whatever the compiler (see Statement)
     return Statement("Patient/pat-105", "active", Coding("198145", "prednisone 10 MG Oral Tablet"), dosage);
   };
   EXPECT_EQ(Score("prednisone-taper", taper({step(40, 1, 5), step(20, 2, 5)})).safety.reason,

@@ -51,9 +51,6 @@ bool SameSecret(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-// A submission id: 64 random bits as 16 hex digits.
-std::string RandomId() { return RandomHex(8); }
-
 bool IsSubmissionId(std::string_view id) {
   if (id.size() != 16) return false;
   for (char c : id)
@@ -98,12 +95,6 @@ std::string FormatUtcMillis(std::int64_t ms) {
 }
 
 // A failure to put data on disk: the submission was not stored through no fault of its own.
-bool IsStorageError(int code) {
-  int primary = code & 0xFF;
-  return primary == SQLITE_FULL || primary == SQLITE_IOERR || primary == SQLITE_READONLY ||
-         primary == SQLITE_CANTOPEN || primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
-}
-
 const char* StorageErrorCode(int code) { return (code & 0xFF) == SQLITE_FULL ? "storage_full" : "storage_error"; }
 
 // The answer to an abandoned submission (nginx has usually answered or closed already).
@@ -140,17 +131,25 @@ Response Api::Handle(const Request& request) {
   const char* kGet = "GET, HEAD";
   std::string param;
 
+  // The public reads the edge may keep until the end of the current second (nginx's
+  // fastcgi_cache reads X-Accel-Expires and never passes it on): what a commit changes there is
+  // visible within 1 s. Errors of the program itself (5xx) are never kept.
+  auto edge = [](Response r) {
+    if (r.status < 500) r.headers.emplace_back("X-Accel-Expires", "@" + std::to_string(UnixMillis() / 1000));
+    return r;
+  };
+
   if (path == "/health") return get ? Health() : MethodNotAllowed(kGet, request.method);
-  if (path == "/api/scripts") return get ? Scripts() : MethodNotAllowed(kGet, request.method);
-  if (TakeParam(path, "/api/scripts/", "", param)) return get ? Script(param) : MethodNotAllowed(kGet, request.method);
+  if (path == "/api/scripts") return get ? edge(Scripts()) : MethodNotAllowed(kGet, request.method);
+  if (TakeParam(path, "/api/scripts/", "", param)) return get ? edge(Script(param)) : MethodNotAllowed(kGet, request.method);
   if (path == "/api/submit") return request.method == "POST" ? Submit(request) : MethodNotAllowed("POST", request.method);
   if (TakeParam(path, "/api/submissions/", "", param))
     return get ? StoredSubmission(param) : MethodNotAllowed(kGet, request.method);
-  if (path == "/api/leaderboard") return get ? Leaderboard() : MethodNotAllowed(kGet, request.method);
+  if (path == "/api/leaderboard") return get ? edge(Leaderboard()) : MethodNotAllowed(kGet, request.method);
   if (TakeParam(path, "/api/badge/", ".svg", param))
-    return get ? Badge(param, request.if_none_match) : MethodNotAllowed(kGet, request.method);
-  if (path == "/api/methodology") return get ? Methodology() : MethodNotAllowed(kGet, request.method);
-  if (path == "/api/openapi.json") return get ? OpenApi() : MethodNotAllowed(kGet, request.method);
+    return get ? edge(Badge(param, request.if_none_match)) : MethodNotAllowed(kGet, request.method);
+  if (path == "/api/methodology") return get ? edge(Methodology()) : MethodNotAllowed(kGet, request.method);
+  if (path == "/api/openapi.json") return get ? edge(OpenApi()) : MethodNotAllowed(kGet, request.method);
   if (TakeParam(path, "/api/vendors/", "/claim", param))
     return request.method == "POST" ? Claim(param) : MethodNotAllowed("POST", request.method);
   if (TakeParam(path, "/api/vendors/", "/trials", param))
@@ -251,43 +250,25 @@ Response Api::Submit(const Request& request) {
     if (!dry.Step()) throw std::logic_error("dry_run.sql returned no row");
     return Json(200, dry.Text(0));
   }
-  for (int attempt = 0;; ++attempt) {
-    std::string id = RandomId();
-    try {
-      // Acknowledged = durable: the answer is sent only after COMMIT returned SQLITE_OK.
-      WriteTransaction tx(db_);
-      std::string stored;
-      {
-        Query insert = db_.Run("submit");
-        insert.Bind(":id", id).Bind(":vendor", s.vendor).Bind(":scribe_output", s.scribe_output);
-        insert.Bind(":result", result);
-        if (!insert.Step()) throw std::logic_error("submit.sql returned no row");
-        stored = insert.Text(0);
-        insert.Finish();
-      }
-      {
-        Query refresh = db_.Run("refresh_standings");  // the vendor's standing, in the same commit
-        refresh.Step();
-        refresh.Finish();
-      }
-      if (std::string why = Abandoned(request); !why.empty()) return NotDone(why);  // rolled back
-      tx.Commit();
-      storage_->stored_at_ms = UnixMillis();
-      Response r = Json(201, std::move(stored));
-      r.headers.emplace_back("Location", options_.mount_prefix + "/api/submissions/" + id);
-      return r;
-    } catch (const scribe::sql::SqlError& e) {
-      // A random id that already exists (2^-64 per pair): draw another, once.
-      if (e.code() == SQLITE_CONSTRAINT_PRIMARYKEY && attempt == 0) continue;
-      if (!IsStorageError(e.code())) throw;  // busy and the rest: the firewall's answer
-      RecordStorageFailure(e.code());
-      std::fprintf(stderr, "scribe-fcgi[%d]: submission not stored: %s (SQLite %d)\n", static_cast<int>(getpid()),
-                   e.what(), e.code());
-      if ((e.code() & 0xFF) == SQLITE_FULL)
-        return JsonError(507, "storage_full", "the database's disk is full; the submission was not stored");
-      return JsonError(503, "storage_error", "the database could not be written; the submission was not stored");
-    }
+  // Acknowledged = durable: the writer answers only after the COMMIT that holds this
+  // submission returned SQLITE_OK (committer.h: one transaction for every submission queued).
+  if (!options_.committer) throw std::logic_error("this worker has no committer");
+  StoreOutcome out = options_.committer->Store(
+      PendingSubmission{s.vendor, s.scribe_output, std::move(result), [this, &request] { return Abandoned(request); }});
+  if (out.status == StoreOutcome::kAbandoned) return NotDone(out.why);
+  if (out.status == StoreOutcome::kFailed) {
+    if (!IsStorageError(out.code)) throw scribe::sql::SqlError(out.code, out.message);  // busy and the rest: the firewall's answer
+    RecordStorageFailure(out.code);
+    std::fprintf(stderr, "scribe-fcgi[%d]: submission not stored: %s (SQLite %d)\n", static_cast<int>(getpid()),
+                 out.message.c_str(), out.code);
+    if ((out.code & 0xFF) == SQLITE_FULL)
+      return JsonError(507, "storage_full", "the database's disk is full; the submission was not stored");
+    return JsonError(503, "storage_error", "the database could not be written; the submission was not stored");
   }
+  storage_->stored_at_ms = UnixMillis();
+  Response r = Json(201, std::move(out.stored));
+  r.headers.emplace_back("Location", options_.mount_prefix + "/api/submissions/" + out.id);
+  return r;
 }
 
 Response Api::Claim(const std::string& vendor) {

@@ -25,6 +25,7 @@
 #include <map>
 #include <string>
 
+#include "committer.h"
 #include "database.h"
 #include "http.h"
 #include "validate.h"
@@ -48,6 +49,8 @@ struct ApiOptions {
   // Gradings of one sealed trial version per vendor and per client address, dry runs included
   // (any scoring answer is an oracle); then 429.
   int sealed_attempts = 3;
+  // The process's writer (committer.h), shared by its request threads; submissions need it.
+  Committer* committer = nullptr;
 };
 
 class Api {

@@ -168,6 +168,16 @@ void Control(sqlite3* db, const char* sql) {
 
 }  // namespace
 
+void Database::ExecWrite(const char* sql) { Control(write_.get(), sql); }
+
+bool Database::InTransaction() const { return !sqlite3_get_autocommit(write_.get()); }
+
+bool IsStorageError(int code) {
+  int primary = code & 0xFF;
+  return primary == SQLITE_FULL || primary == SQLITE_IOERR || primary == SQLITE_READONLY ||
+         primary == SQLITE_CANTOPEN || primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
 WriteTransaction::WriteTransaction(Database& db) : db_(db.write_.get()) { Control(db_, "BEGIN IMMEDIATE"); }
 
 WriteTransaction::~WriteTransaction() {

@@ -39,6 +39,10 @@ inline constexpr const char* kEndpointNames[] = {"health",      "scripts", "scri
 // Returns the number of trials in the database afterwards. Throws std::runtime_error.
 int PrepareDatabase(const std::string& path, const std::string& corpus_dir, const std::string& sealed_dir = "");
 
+// True for SQLite result codes that mean the database cannot be written (disk full, I/O error,
+// read-only, corrupt): the answer to a write that failed so is 507/503, and /health reports it.
+bool IsStorageError(int code);
+
 // One statement in use: bound by parameter name, stepped, then reset and unbound when the Query
 // goes out of scope, so the statement is ready for the next request.
 class Query {
@@ -78,6 +82,12 @@ class Database {
 
   // The named endpoint statement, ready to bind. Throws std::logic_error for an unknown name.
   Query Run(std::string_view endpoint);
+
+  // Runs SQL without results on the write connection (SAVEPOINT, RELEASE); throws SqlError
+  // with the extended result code.
+  void ExecWrite(const char* sql);
+  // True while the write connection is inside a transaction.
+  bool InTransaction() const;
 
   // PRAGMA data_version of the read connection: it changes whenever any other connection (this
   // worker's write connection, another worker, an analyst's sqlite3) commits. Throws SqlError.

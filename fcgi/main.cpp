@@ -21,6 +21,10 @@
 //                            address, dry runs included; then 429 [SCRIBE_SEALED_ATTEMPTS, 3]
 //   --workers N              worker processes on --socket [SCRIBE_WORKERS, default 4]
 //   --read-workers N         worker processes on --read-socket [SCRIBE_READ_WORKERS, default 2]
+//   --submit-threads N       request threads in each worker on --socket [SCRIBE_SUBMIT_THREADS,
+//                            default 8]: they grade in parallel and share the process's one
+//                            writer, which commits what they queued in one transaction (group
+//                            commit, committer.h); read workers have one thread
 //   --prefix PATH            mount point of the routes (default /scribe-trials)
 //   --request-timeout SECS   kill a worker stuck on one request this long (default 30)
 //   --request-deadline SECS  a submission older than this (from nginx's SCRIBE_REQUEST_START)
@@ -54,6 +58,7 @@ struct Options {
   std::string socket_path;
   std::string read_socket_path;
   int read_workers = 2;
+  int submit_threads = 8;
   std::string db_path;
   std::string corpus_dir;
   std::string sealed_dir;
@@ -85,7 +90,7 @@ const char* EnvOr(const char* name, const char* fallback) {
   std::fprintf(stderr,
                "scribe-fcgi: %s\n"
                "usage: scribe-fcgi --socket PATH [--read-socket PATH] [--db PATH] [--corpus DIR] [--workers N]\n"
-               "                   [--read-workers N] [--prefix PATH] [--request-timeout SECS]\n"
+               "                   [--read-workers N] [--submit-threads N] [--prefix PATH] [--request-timeout SECS]\n"
                "                   [--request-deadline SECS] [--memory-limit MB] [--synchronous full|normal]\n"
                "                   [--pid-file PATH]\n",
                problem);
@@ -111,6 +116,8 @@ Options ParseOptions(int argc, char** argv) {
   o.supervisor.memory_limit_mb = kSanitized ? 0 : 1024;
   o.worker.synchronous = EnvOr("SCRIBE_SYNCHRONOUS", "full");
   o.read_workers = static_cast<int>(Number("SCRIBE_READ_WORKERS", EnvOr("SCRIBE_READ_WORKERS", "2"), 1, 256));
+  o.submit_threads = static_cast<int>(
+      Number("SCRIBE_SUBMIT_THREADS", EnvOr("SCRIBE_SUBMIT_THREADS", "8"), 1, scribe::http::kMaxWorkerThreads));
   o.worker.deadline_ms = Number("SCRIBE_REQUEST_DEADLINE_S", EnvOr("SCRIBE_REQUEST_DEADLINE_S", "30"), 0, 86400) * 1000;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
@@ -120,6 +127,8 @@ Options ParseOptions(int argc, char** argv) {
     if (flag == "--socket") o.socket_path = value;
     else if (flag == "--read-socket") o.read_socket_path = value;
     else if (flag == "--read-workers") o.read_workers = static_cast<int>(Number("--read-workers", value, 1, 256));
+    else if (flag == "--submit-threads")
+      o.submit_threads = static_cast<int>(Number("--submit-threads", value, 1, scribe::http::kMaxWorkerThreads));
     else if (flag == "--request-deadline") o.worker.deadline_ms = Number("--request-deadline", value, 0, 86400) * 1000;
     else if (flag == "--db") o.db_path = value;
     else if (flag == "--corpus") o.corpus_dir = value;
@@ -195,6 +204,7 @@ int main(int argc, char** argv) {
   int status = scribe::http::Supervise(o.supervisor, [&](scribe::http::WorkerSlot& slot, int index) {
     scribe::http::WorkerOptions w = o.worker;
     w.listen_fd = index < submit_workers ? fd : read_fd;
+    w.threads = index < submit_workers ? o.submit_threads : 1;
     if (read_fd >= 0) close(index < submit_workers ? read_fd : fd);  // each worker keeps only its own socket
     return scribe::http::RunWorker(w, slot);
   });

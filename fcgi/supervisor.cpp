@@ -55,7 +55,7 @@ __attribute__((format(printf, 1, 2))) void Log(const char* fmt, ...) {
     limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(options.memory_limit_mb) * 1024 * 1024;
     setrlimit(RLIMIT_AS, &limit);
   }
-  slot.busy_since_ms = 0;
+  slot.Clear();
   int status = 1;
   try {
     status = worker_main(slot, index);
@@ -114,7 +114,7 @@ int Supervise(const SupervisorOptions& options, const std::function<int(WorkerSl
       for (int i = 0; i < n; ++i) {
         if (workers[i].pid != pid) continue;
         workers[i].pid = 0;
-        slots[i].busy_since_ms = 0;
+        slots[i].Clear();
         if (stopping) break;
         if (WIFSIGNALED(status))
           Log("worker %d killed by signal %d; replacing it", static_cast<int>(pid), WTERMSIG(status));
@@ -138,12 +138,12 @@ int Supervise(const SupervisorOptions& options, const std::function<int(WorkerSl
         spawn(i);
         continue;
       }
-      std::int64_t busy_since = slots[i].busy_since_ms.load();
+      std::int64_t busy_since = slots[i].OldestBusy();
       if (workers[i].pid > 0 && busy_since > 0 && now - busy_since > options.request_timeout.count()) {
         Log("worker %d has been on one request for %lld ms; killing it", static_cast<int>(workers[i].pid),
             static_cast<long long>(now - busy_since));
         kill(workers[i].pid, SIGKILL);
-        slots[i].busy_since_ms = 0;
+        slots[i].Clear();
       }
     }
   }

@@ -22,9 +22,23 @@
 
 namespace scribe::http {
 
-// One worker's entry in the table shared with the supervisor (anonymous shared memory).
+// Request threads of one worker process at most.
+constexpr int kMaxWorkerThreads = 64;
+
+// One worker's entry in the table shared with the supervisor (anonymous shared memory): per
+// request thread, CLOCK_MONOTONIC ms when its current request began, 0 when idle.
 struct WorkerSlot {
-  std::atomic<std::int64_t> busy_since_ms{0};  // CLOCK_MONOTONIC ms when the current request began; 0 idle
+  std::atomic<std::int64_t> busy_since_ms[kMaxWorkerThreads] = {};
+  // The start of the oldest request in progress; 0 when every thread is idle.
+  std::int64_t OldestBusy() const {
+    std::int64_t oldest = 0;
+    for (const auto& b : busy_since_ms)
+      if (std::int64_t t = b.load(); t > 0 && (oldest == 0 || t < oldest)) oldest = t;
+    return oldest;
+  }
+  void Clear() {
+    for (auto& b : busy_since_ms) b = 0;
+  }
 };
 
 struct SupervisorOptions {

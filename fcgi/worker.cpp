@@ -11,12 +11,21 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "api.h"
+#include "committer.h"
 #include "database.h"
 #include "http.h"
 
@@ -24,12 +33,7 @@ namespace scribe::http {
 
 namespace {
 
-volatile sig_atomic_t g_stop = 0;
-
-void OnStop(int) {
-  g_stop = 1;
-  FCGX_ShutdownPending();
-}
+std::atomic<int> g_stop{0};
 
 std::string Param(FCGX_Request& req, const char* name) {
   const char* v = FCGX_GetParam(name, req.envp);
@@ -74,34 +78,30 @@ void Write(FCGX_Request& req, const Response& r) {
 
 }  // namespace
 
-int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
-  struct sigaction stop {};
-  stop.sa_handler = OnStop;  // no SA_RESTART: a blocked accept() returns EINTR
-  sigemptyset(&stop.sa_mask);
-  sigaction(SIGTERM, &stop, nullptr);
-  sigaction(SIGINT, &stop, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-  signal(SIGHUP, SIG_IGN);
+namespace {
 
-  std::unique_ptr<Database> db;
-  try {
-    db = std::make_unique<Database>(options.db_path, options.synchronous);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "scribe-fcgi[%d]: %s\n", static_cast<int>(getpid()), e.what());
-    return 2;
-  }
-  Api api(*db, ApiOptions{options.mount_prefix, options.deadline_ms, options.storage, options.sealed_attempts});
-
+// One request thread: its own connections and Api (SQLite connections are not shared between
+// threads), the shared committer, and its own busy stamp for the watchdog.
+void Serve(const WorkerOptions& options, Database& db, Committer& committer, std::mutex& accept_mu,
+           std::atomic<std::int64_t>& busy_since_ms) {
+  ApiOptions api_options{options.mount_prefix, options.deadline_ms, options.storage, options.sealed_attempts, &committer};
+  Api api(db, api_options);
   FCGX_Request req;
-  if (FCGX_InitRequest(&req, options.listen_fd, FCGI_FAIL_ACCEPT_ON_INTR) != 0) return 2;
+  if (FCGX_InitRequest(&req, options.listen_fd, FCGI_FAIL_ACCEPT_ON_INTR) != 0) return;
   while (!g_stop) {
-    if (FCGX_Accept_r(&req) < 0) {
+    int accepted;
+    {
+      std::lock_guard<std::mutex> lock(accept_mu);  // one accept at a time, as fcgi2's threaded.c
+      accepted = g_stop ? -1 : FCGX_Accept_r(&req);
+    }
+    if (accepted < 0) {
       if (g_stop) break;
       if (errno == EINTR) continue;
       std::fprintf(stderr, "scribe-fcgi[%d]: accept failed: %s\n", static_cast<int>(getpid()), std::strerror(errno));
-      return 1;
+      g_stop = 1;
+      break;
     }
-    slot.busy_since_ms = MonotonicMs();
+    busy_since_ms = MonotonicMs();
     Response response;
     try {
       Request request;
@@ -131,9 +131,71 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
     }
     if (InputDrained(req)) FCGX_Detach(&req);  // detached: FCGX_Finish_r closes without lingering
     FCGX_Finish_r(&req);
-    slot.busy_since_ms = 0;
+    busy_since_ms = 0;
   }
   FCGX_Free(&req, 1);
+}
+
+void OnWake(int) {}
+
+}  // namespace
+
+int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
+  // SIGTERM and SIGINT are taken by this (main) thread with sigwait; the request threads only
+  // get SIGUSR1, which interrupts a blocked accept (no SA_RESTART) once stopping.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  struct sigaction wake {};
+  wake.sa_handler = OnWake;
+  sigemptyset(&wake.sa_mask);
+  sigaction(SIGUSR1, &wake, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+
+  const int threads = std::clamp(options.threads, 1, kMaxWorkerThreads);
+  std::unique_ptr<Committer> committer;
+  std::vector<std::unique_ptr<Database>> dbs;
+  try {
+    committer = std::make_unique<Committer>(options.db_path, options.synchronous);
+    for (int i = 0; i < threads; ++i) dbs.push_back(std::make_unique<Database>(options.db_path, options.synchronous));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "scribe-fcgi[%d]: %s\n", static_cast<int>(getpid()), e.what());
+    return 2;
+  }
+
+  std::mutex accept_mu;
+  std::vector<std::thread> serving;
+  std::vector<std::atomic<bool>> exited(static_cast<std::size_t>(threads));
+  for (int i = 0; i < threads; ++i)
+    serving.emplace_back([&, i] {
+      Serve(options, *dbs[static_cast<std::size_t>(i)], *committer, accept_mu, slot.busy_since_ms[i]);
+      exited[static_cast<std::size_t>(i)] = true;
+    });
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  g_stop = 1;
+  FCGX_ShutdownPending();
+  // Each thread finishes its current request; one blocked in accept() is woken by SIGUSR1
+  // (again every 50 ms, in case it was between its check and the accept).
+  for (bool all = false; !all;) {
+    all = true;
+    for (int i = 0; i < threads; ++i)
+      if (!exited[static_cast<std::size_t>(i)]) {
+        all = false;
+        pthread_kill(serving[static_cast<std::size_t>(i)].native_handle(), SIGUSR1);
+      }
+    if (!all) usleep(50 * 1000);
+  }
+  for (std::thread& t : serving) t.join();
+  if (committer->Stored() > 0)
+    std::fprintf(stderr, "scribe-fcgi[%d]: stored %llu submissions in %llu transactions\n", static_cast<int>(getpid()),
+                 static_cast<unsigned long long>(committer->Stored()), static_cast<unsigned long long>(committer->Commits()));
+  committer.reset();  // stores what is queued (nothing: every waiter has returned)
+  dbs.clear();
   return 0;
 }
 

@@ -16,12 +16,15 @@ struct WorkerOptions {
   std::string mount_prefix = "/scribe-trials";
   std::int64_t deadline_ms = 0;            // ApiOptions::deadline_ms
   int sealed_attempts = 3;                 // ApiOptions::sealed_attempts
+  int threads = 1;                         // request threads (1 … kMaxWorkerThreads), one committer
   StorageHealth* storage = nullptr;        // shared by every worker (main.cpp)
 };
 
-// Serves requests until SIGTERM/SIGINT (the current request is finished first). Each request
-// runs inside an exception firewall; its start time is published in `slot` for the watchdog.
-// Returns the process exit status: 0 after a clean stop, 2 when the database cannot be opened.
+// Serves requests on `threads` request threads until SIGTERM/SIGINT (each finishes its current
+// request first). Each thread has its own connections; submissions are stored by the process's
+// one Committer (group commit, committer.h). Each request runs inside an exception firewall;
+// its start time is published in its thread's entry of `slot` for the watchdog. Returns the
+// process exit status: 0 after a clean stop, 2 when the database cannot be opened.
 int RunWorker(const WorkerOptions& options, WorkerSlot& slot);
 
 }  // namespace scribe::http

@@ -75,8 +75,7 @@ void ScribeLoadCorpus(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     std::string sealed_dir;
     if (argc > 1 && sqlite3_value_type(argv[1]) != SQLITE_NULL) sealed_dir = Arg(argv[1]);
     int n = LoadCorpusIntoDb(sqlite3_context_db_handle(ctx), Arg(argv[0]), sealed_dir);
-    std::lock_guard<std::mutex> lock(Conn(ctx).mu);
-    Conn(ctx).trials.clear();
+    ForgetPreparedTrials();
     sqlite3_result_int(ctx, n);
   });
 }

@@ -8,6 +8,8 @@ SQLITE_EXTENSION_INIT3
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "embedded.h"
@@ -201,6 +203,41 @@ int LoadCorpusIntoDb(sqlite3* db, const std::string& dir, const std::string& sea
   return static_cast<int>(corpus.trials.size());
 }
 
+namespace {
+
+struct CachedTrial {
+  std::string version_hash, corpus_hash;
+  std::shared_ptr<const PreparedTrial> trial;
+};
+
+struct TrialCache {
+  std::mutex mu;          // guards `trials`
+  std::mutex preparing;   // one preparation at a time: threads missing together wait for it
+  std::map<std::string, CachedTrial> trials;
+};
+
+TrialCache& ProcessTrials() {
+  static TrialCache* cache = new TrialCache();  // never destroyed: connections may close at exit
+  return *cache;
+}
+
+std::shared_ptr<const PreparedTrial> Lookup(TrialCache& cache, const std::string& id, const std::string& version_hash,
+                                            const std::string& corpus_hash) {
+  std::lock_guard<std::mutex> lock(cache.mu);
+  auto it = cache.trials.find(id);
+  if (it != cache.trials.end() && it->second.version_hash == version_hash && it->second.corpus_hash == corpus_hash)
+    return it->second.trial;
+  return nullptr;
+}
+
+}  // namespace
+
+void ForgetPreparedTrials() {
+  TrialCache& cache = ProcessTrials();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  cache.trials.clear();
+}
+
 std::shared_ptr<const PreparedTrial> Connection::Trial(sqlite3* db, const std::string& id, std::string& corpus_hash) {
   Stmt s = Prepare(db, "SELECT version_hash, corpus_hash FROM trials WHERE id = ?1");
   BindText(s.get(), 1, id);
@@ -209,12 +246,10 @@ std::shared_ptr<const PreparedTrial> Connection::Trial(sqlite3* db, const std::s
   if (rc != SQLITE_ROW) throw SqlError(rc, sqlite3_errmsg(db));
   std::string version_hash = ColumnText(s.get(), 0);
   corpus_hash = ColumnText(s.get(), 1);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = trials.find(id);
-    if (it != trials.end() && it->second.version_hash == version_hash && it->second.corpus_hash == corpus_hash)
-      return it->second.trial;
-  }
+  TrialCache& cache = ProcessTrials();
+  if (auto hit = Lookup(cache, id, version_hash, corpus_hash)) return hit;
+  std::lock_guard<std::mutex> preparing(cache.preparing);
+  if (auto hit = Lookup(cache, id, version_hash, corpus_hash)) return hit;  // prepared while this thread waited
   Stmt d = Prepare(db, "SELECT definition FROM trials WHERE id = ?1");
   BindText(d.get(), 1, id);
   if (sqlite3_step(d.get()) != SQLITE_ROW) throw SqlError(SQLITE_ERROR, "grade_submission: unknown trial '" + id + "'");
@@ -223,8 +258,8 @@ std::shared_ptr<const PreparedTrial> Connection::Trial(sqlite3* db, const std::s
   const Rules& rules = DefaultRules();
   auto prepared = std::make_shared<const PreparedTrial>(TrialFromJson(def, rules, DefaultTerminology()), rules,
                                                         DefaultTerminology(), DefaultAssertionAnalyzer());
-  std::lock_guard<std::mutex> lock(mu);
-  trials[id] = Cached{version_hash, corpus_hash, prepared};
+  std::lock_guard<std::mutex> lock(cache.mu);
+  cache.trials[id] = CachedTrial{version_hash, corpus_hash, prepared};
   return prepared;
 }
 

@@ -2,7 +2,6 @@
 // per-connection cache of prepared trials.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,17 +29,17 @@ int LoadCorpusIntoDb(sqlite3* db, const std::string& dir, const std::string& sea
 // State attached to one connection.
 struct Connection {
   std::unique_ptr<DrugValidator> validator;
-  // id -> prepared trial, valid while version_hash and corpus_hash match the table
-  struct Cached {
-    std::string version_hash, corpus_hash;
-    std::shared_ptr<const PreparedTrial> trial;
-  };
-  std::map<std::string, Cached> trials;
-  std::mutex mu;
 
-  // The prepared trial for an id, from cache or the trials table; sets corpus_hash.
-  // Throws SqlError("unknown trial ...") when there is no such trial.
+  // The prepared trial for an id, from the process's cache or the trials table; sets
+  // corpus_hash. Throws SqlError("unknown trial ...") when there is no such trial.
   std::shared_ptr<const PreparedTrial> Trial(sqlite3* db, const std::string& id, std::string& corpus_hash);
 };
+
+// Prepared trials are shared by every connection of the process (a PreparedTrial is immutable
+// and safe to grade with from any thread): id -> the one prepared from the stored definition,
+// valid while the row's version_hash and corpus_hash are those it was prepared under. A worker
+// with many request threads prepares each trial once, not once per connection. This drops them
+// all (after a corpus load, to give the memory back).
+void ForgetPreparedTrials();
 
 }  // namespace scribe::sql

@@ -21,6 +21,7 @@ import struct
 import subprocess
 import tempfile
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 
 REPO = os.environ.get("SCRIBE_REPO") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -252,6 +253,23 @@ class Stack:
     # FastCGI straight to the workers ---------------------------------------------------------
     def fastcgi(self, params, stdin=b""):
         return fastcgi_request(self.socket_path(), params, stdin)
+
+    def read_worker(self, path, headers=None):
+        """GET `path` from the read workers themselves, past nginx and its edge cache: what the
+        program answers now. A Reply like request()'s (lower-case header names)."""
+        route, _, query = (PREFIX + path).partition("?")
+        # nginx passes the decoded path (its $document_uri)
+        params = {"REQUEST_METHOD": "GET", "DOCUMENT_URI": urllib.parse.unquote(route), "QUERY_STRING": query}
+        for name, value in (headers or {}).items():
+            params["HTTP_" + name.upper().replace("-", "_")] = value
+        stdout, _ = fastcgi_request(self.read_socket_path(), params)
+        lines, body = parse_cgi(stdout)
+        status = int(lines[0].split()[1])
+        merged = {}
+        for line in lines[1:]:
+            k, _, v = line.partition(": ")
+            merged[k.lower()] = merged[k.lower()] + ", " + v if k.lower() in merged else v
+        return Reply(status, merged, body, lines[1:])
 
 
 def fastcgi_request(socket_path, params, stdin=b"", timeout=30):

@@ -38,6 +38,20 @@ def error(code, message):
     return {"error": {"code": code, "message": message}}
 
 
+def edge_fresh(test, fetch, ready, within):
+    """Polls fetch() every 10 ms until ready(reply); returns (reply, seconds from the call). Fails
+    the test when `within` seconds pass first."""
+    start = time.monotonic()
+    while True:
+        reply = fetch()
+        waited = time.monotonic() - start
+        if ready(reply):
+            return reply, waited
+        if waited > within:
+            test.fail(f"not fresh after {waited:.3f} s: {reply.status} {reply.body[:200]!r}")
+        time.sleep(0.01)
+
+
 def reference_note(trial):
     with open(os.path.join(REPO, "tests", "fixtures", "notes", trial, "reference.txt"), encoding="utf-8") as f:
         return f.read()
@@ -934,11 +948,13 @@ class BadgesAndLeaderboard(unittest.TestCase):
         self.assertEqual(order, sorted(order))
 
     def test_answers_follow_every_commit(self):
-        # Workers keep listings while PRAGMA data_version is unchanged; any commit drops them.
+        # Workers keep listings while PRAGMA data_version is unchanged; any commit drops them. Read
+        # from the workers themselves: the edge cache in front of them (EdgeCache below) may keep
+        # an answer until the end of its second.
         def state():
-            board = {row["vendor"] for row in stack.request("GET", "/api/leaderboard").json()}
-            label = ET.fromstring(self.badge("Fresh Vendor").body).get("aria-label")
-            return "Fresh Vendor" in board, label
+            board = {row["vendor"] for row in stack.read_worker("/api/leaderboard").json()}
+            badge = stack.read_worker("/api/badge/" + urllib.parse.quote("Fresh Vendor", safe="") + ".svg")
+            return "Fresh Vendor" in board, ET.fromstring(badge.body).get("aria-label")
         for _ in range(4):  # warm every worker's cache
             self.assertEqual(state(), (False, "scribe-trials: no passing result"))
         n = len(self.suite)
@@ -1024,8 +1040,9 @@ class BadgesAndLeaderboard(unittest.TestCase):
                "FROM submissions WHERE vendor = 'Passing Scribe (v2.1)';\n")
         done = subprocess.run(["sqlite3", stack.db_path], input=sql, text=True, capture_output=True, timeout=60)
         self.assertEqual((done.returncode, done.stderr), (0, ""))
-        board = stack.request("GET", "/api/leaderboard")
-        self.assertIn(evil, [row["vendor"] for row in board.json()])
+        # Written past the program: the edge cache may answer from before for up to 1 s.
+        board, _ = edge_fresh(self, lambda: stack.request("GET", "/api/leaderboard"),
+                              lambda r: evil in [row["vendor"] for row in r.json()], within=1.5)
         self.assertIn(b'Evil & Co <svg onload=\\"alert(1)\\">', board.body)  # a JSON string, quotes escaped
         stored = stack.request("GET", "/api/submissions/eeee000000000001")
         self.assertEqual(stored.json()["vendor"], evil)
@@ -1033,6 +1050,74 @@ class BadgesAndLeaderboard(unittest.TestCase):
         self.assertEqual(r.status, 200)
         svg_ok(self, r, "90% pass", label=self.label())
         self.assertNotIn(b"<svg onload", r.body)
+
+
+class EdgeCache(unittest.TestCase):
+    """nginx keeps the public reads (fastcgi_cache) until the end of the second each answer was
+    made in (the program's X-Accel-Expires): a commit is visible there within 1 s."""
+
+    def badge(self, vendor, headers=None):
+        return stack.request("GET", "/api/badge/" + urllib.parse.quote(vendor, safe="") + ".svg", headers=headers)
+
+    def test_a_new_submission_is_visible_in_leaderboard_and_badge_within_one_second(self):
+        vendor = "Edge Vendor"
+        trials = public_trials()
+        for i in range(2):  # two different notes: two runs
+            self.assertEqual(stack.submit(trials[0], vendor, reference_note(trials[0]) + f" Run {i}.").status, 201)
+        n, label = len(trials), "scribe-trials " + stack.request("GET", "/health").json()["grader_version"]
+
+        def runs_on_board(r):
+            return [row["runs"] for row in r.json() if row["vendor"] == vendor]
+
+        waits = []
+        for runs in range(3, 7):  # each run a new trial: the badge counts its trials
+            trial = trials[runs - 2]
+            seen = runs - 2  # trials before this run: trials[0 … runs - 3]
+            board_before = runs_on_board(stack.request("GET", "/api/leaderboard"))
+            # Warm: both answers come from the edge cache before the commit.
+            _, _ = edge_fresh(self, lambda: stack.request("GET", "/api/leaderboard"),
+                              lambda r: r.headers.get("x-cache") == "HIT", within=1.5)
+            _, _ = edge_fresh(self, lambda: self.badge(vendor), lambda r: r.headers.get("x-cache") == "HIT", within=1.5)
+            self.assertEqual(board_before, [runs - 1] if runs - 1 >= 3 else [])
+            self.assertEqual(stack.submit(trial, vendor, reference_note(trial)).status, 201)
+            _, board_wait = edge_fresh(self, lambda: stack.request("GET", "/api/leaderboard"),
+                                       lambda r: runs_on_board(r) == [runs], within=2)
+            _, badge_wait = edge_fresh(
+                self, lambda: self.badge(vendor),
+                lambda r: ET.fromstring(r.body).get("aria-label") == f"{label}: {seen + 1} of {n} trials", within=2)
+            waits.append(max(board_wait, badge_wait))
+        print(f"\n  visible after the 201 in {', '.join(f'{w:.3f}' for w in waits)} s", flush=True)
+        self.assertLessEqual(max(waits), 1.0)
+
+    def test_cached_badges_keep_the_programs_etag(self):
+        self.assertEqual(stack.submit(TRIAL, "Etag Vendor", reference_note(TRIAL)).status, 201)
+        first, _ = edge_fresh(self, lambda: self.badge("Etag Vendor"), lambda r: r.headers.get("x-cache") == "HIT",
+                              within=1.5)
+        etag = first.headers["etag"]
+        self.assertEqual(etag, '"' + hashlib.sha256(first.body).hexdigest() + '"')  # the program's strong ETag
+        direct = stack.read_worker("/api/badge/Etag%20Vendor.svg")
+        self.assertEqual((direct.status, direct.headers["etag"], direct.body), (404, etag, first.body))
+        # Not passing: a 404 badge is never "not modified", from the edge as from the program
+        # (a passing one answers 304: BadgesAndLeaderboard.test_passing_badge_200_and_304).
+        again = self.badge("Etag Vendor", {"If-None-Match": etag})
+        self.assertEqual((again.status, again.body, again.headers["x-cache"]), (404, first.body, "HIT"))
+
+    def test_what_is_not_kept(self):
+        # Health, stored submissions, vendor pages and submits always reach the program, and so
+        # does any request carrying credentials.
+        r = stack.submit(TRIAL, "Uncached Vendor", reference_note(TRIAL))
+        self.assertEqual(r.status, 201)
+        self.assertNotIn("x-cache", r.headers)
+        for _ in range(2):
+            self.assertNotIn("x-cache", stack.request("GET", "/health").headers)
+            for path in ("/api/submissions/" + r.json()["id"], "/api/vendors/Uncached%20Vendor",
+                         "/api/vendors/Uncached%20Vendor/trials"):
+                self.assertEqual(stack.request("GET", path).headers.get("x-cache"), "BYPASS", path)
+        bypass = stack.request("GET", "/api/leaderboard", headers={"Authorization": "Bearer st_x"})
+        self.assertEqual((bypass.status, bypass.headers.get("x-cache")), (200, "BYPASS"))
+        # The program's header for the edge never reaches a client.
+        self.assertNotIn("x-accel-expires", stack.request("GET", "/api/leaderboard").headers)
+        self.assertTrue(stack.read_worker("/api/leaderboard").headers["x-accel-expires"].startswith("@"))
 
 
 class Methodology(unittest.TestCase):

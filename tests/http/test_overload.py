@@ -142,7 +142,7 @@ class WorstCaseClient(unittest.TestCase):
 
 
 class AbandonedRequests(unittest.TestCase):
-    """One submit worker; each grade takes 1 s (its one RxNav lookup, to a silent upstream, is
+    """One submit worker with one request thread; each grade takes 1 s (its one RxNav lookup, to a silent upstream, is
     cut at the live-validation budget); twelve clients submit at once."""
 
     def setUp(self):
@@ -163,7 +163,7 @@ class AbandonedRequests(unittest.TestCase):
 
     def run_clients(self, deadline_s, client_timeout_s):
         self.stack = Stack(workers=1, read_workers=1, extra_env={
-            "SCRIBE_OFFLINE": "0", "SCRIBE_RXNAV_URL": self.rxnav, "SCRIBE_OPENFDA_URL": "off",
+            "SCRIBE_SUBMIT_THREADS": "1", "SCRIBE_OFFLINE": "0", "SCRIBE_RXNAV_URL": self.rxnav, "SCRIBE_OPENFDA_URL": "off",
             "SCRIBE_LIVE_BUDGET_MS": "1000", "SCRIBE_REQUEST_DEADLINE_S": str(deadline_s)}).start()
 
         def one(i):

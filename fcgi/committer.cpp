@@ -1,0 +1,154 @@
+// committer.cpp — the writer thread of committer.h.
+#include "committer.h"
+
+#include <sqlite3.h>
+#include <sys/random.h>
+
+#include <stdexcept>
+
+#include "sqlite_util.h"
+
+namespace scribe::http {
+
+using scribe::sql::SqlError;
+
+std::string RandomSubmissionId() {
+  unsigned char bytes[8];
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t r = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (r < 0) throw std::runtime_error("getrandom failed");
+    got += static_cast<std::size_t>(r);
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string id;
+  for (unsigned char b : bytes) {
+    id += kHex[b >> 4];
+    id += kHex[b & 15];
+  }
+  return id;
+}
+
+Committer::Committer(const std::string& db_path, const std::string& synchronous, std::size_t max_batch)
+    : db_(db_path, synchronous), max_batch_(max_batch < 1 ? 1 : max_batch), writer_([this] { Run(); }) {}
+
+Committer::~Committer() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  queued_.notify_all();
+  writer_.join();
+}
+
+StoreOutcome Committer::Store(PendingSubmission s) {
+  Item item{std::move(s), {}, false};
+  std::unique_lock<std::mutex> lock(mu_);
+  if (stop_) return StoreOutcome{StoreOutcome::kFailed, "", "", "", SQLITE_ABORT, "the writer is stopping"};
+  queue_.push_back(&item);
+  queued_.notify_one();
+  finished_.wait(lock, [&] { return item.done; });
+  return std::move(item.outcome);
+}
+
+std::uint64_t Committer::Commits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return commits_;
+}
+
+std::uint64_t Committer::Stored() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stored_;
+}
+
+void Committer::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    queued_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and nothing left to store
+    std::deque<Item*> batch;
+    while (!queue_.empty() && batch.size() < max_batch_) {
+      batch.push_back(queue_.front());
+      queue_.pop_front();
+    }
+    lock.unlock();
+    WriteBatch(batch);
+    lock.lock();
+    for (Item* item : batch) {
+      if (item->outcome.status == StoreOutcome::kStored) ++stored_;
+      item->done = true;
+    }
+    finished_.notify_all();
+  }
+}
+
+// One submission inside the batch's transaction, in its own savepoint. A primary-key conflict
+// on the random id (2^-64 per pair) draws another id once; any other failure of this insert
+// alone fails this submission only. Storage errors (disk full, I/O) are thrown: the whole
+// transaction is lost with them.
+void Committer::StoreOne(Item& item) {
+  StoreOutcome& out = item.outcome;
+  if (item.submission.abandoned) {
+    if (std::string why = item.submission.abandoned(); !why.empty()) {
+      out = StoreOutcome{StoreOutcome::kAbandoned, "", "", std::move(why), 0, ""};
+      return;
+    }
+  }
+  for (int attempt = 0;; ++attempt) {
+    std::string id = RandomSubmissionId();
+    db_.ExecWrite("SAVEPOINT submission");
+    try {
+      Query insert = db_.Run("submit");
+      insert.Bind(":id", id).Bind(":vendor", item.submission.vendor);
+      insert.Bind(":scribe_output", item.submission.scribe_output).Bind(":result", item.submission.result);
+      if (!insert.Step()) throw std::logic_error("submit.sql returned no row");
+      std::string stored = insert.Text(0);
+      insert.Finish();
+      db_.ExecWrite("RELEASE submission");
+      out = StoreOutcome{StoreOutcome::kStored, std::move(id), std::move(stored), "", 0, ""};
+      return;
+    } catch (const SqlError& e) {
+      if (db_.InTransaction()) db_.ExecWrite("ROLLBACK TO submission; RELEASE submission");
+      if (IsStorageError(e.code())) throw;
+      if (e.code() == SQLITE_CONSTRAINT_PRIMARYKEY && attempt == 0) continue;
+      out = StoreOutcome{StoreOutcome::kFailed, "", "", "", e.code(), e.what()};
+      return;
+    }
+  }
+}
+
+void Committer::WriteBatch(std::deque<Item*>& batch) {
+  try {
+    WriteTransaction tx(db_);  // BEGIN IMMEDIATE: waits for other processes' writers
+    bool any = false;
+    for (Item* item : batch) {
+      try {
+        StoreOne(*item);
+      } catch (const std::logic_error& e) {
+        item->outcome = StoreOutcome{StoreOutcome::kFailed, "", "", "", SQLITE_INTERNAL, e.what()};
+      }
+      any = any || item->outcome.status == StoreOutcome::kStored;
+    }
+    if (any) {
+      Query refresh = db_.Run("refresh_standings");  // every vendor of the batch, in the same commit
+      refresh.Step();
+      refresh.Finish();
+    }
+    tx.Commit();
+    std::lock_guard<std::mutex> lock(mu_);
+    ++commits_;
+  } catch (const SqlError& e) {
+    // Nothing of this transaction was stored: every submission it held fails with the cause.
+    for (Item* item : batch) {
+      if (item->outcome.status == StoreOutcome::kAbandoned) continue;
+      item->outcome = StoreOutcome{StoreOutcome::kFailed, "", "", "", e.code(), e.what()};
+    }
+  } catch (const std::exception& e) {
+    for (Item* item : batch) {
+      if (item->outcome.status == StoreOutcome::kAbandoned) continue;
+      item->outcome = StoreOutcome{StoreOutcome::kFailed, "", "", "", SQLITE_INTERNAL, e.what()};
+    }
+  }
+}
+
+}  // namespace scribe::http

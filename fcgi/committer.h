@@ -1,0 +1,95 @@
+// committer.h — group commit: one writer per worker process stores the graded submissions of all
+// its request threads, a batch per transaction, and acknowledges each only after its COMMIT.
+//
+// With synchronous = FULL every COMMIT waits for the disk (one fsync of the WAL, a few
+// milliseconds here); one transaction per submission made that wait the ceiling on submits per
+// second, whatever the grader's speed. A request thread grades on its own connections, then
+// hands the graded result to Store() and blocks. The writer thread takes everything queued
+// (up to max_batch), inserts each in its own SAVEPOINT (a failure of one does not undo the
+// others), refreshes the standings once for the batch, COMMITs, and only then wakes every
+// waiter with its outcome. While one batch waits for the disk the next one queues up, so the
+// batch grows with the load and the fsync is shared by all of it. Durability is unchanged:
+// nothing is acknowledged before the COMMIT that holds it has returned SQLITE_OK.
+//
+//   Committer committer(db_path, "full");
+//   StoreOutcome out = committer.Store({vendor, note, graded_result, abandoned});
+//   if (out.status == StoreOutcome::kStored) … 201 with out.id and out.stored
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "database.h"
+
+namespace scribe::http {
+
+// A graded submission waiting to be stored.
+struct PendingSubmission {
+  std::string vendor;
+  std::string scribe_output;
+  std::string result;  // grade.sql's JSON
+  // Why it must no longer be stored ("the client has gone"), or "" when it may; called on the
+  // writer thread just before the insert. May be empty.
+  std::function<std::string()> abandoned;
+};
+
+struct StoreOutcome {
+  enum Status { kStored, kAbandoned, kFailed };
+  Status status = kFailed;
+  std::string id;       // kStored: the submission id the writer drew
+  std::string stored;   // kStored: submit.sql's answer (the public result)
+  std::string why;      // kAbandoned: abandoned()'s reason
+  int code = 0;         // kFailed: SQLite extended result code
+  std::string message;  // kFailed: SQLite's message
+};
+
+// A submission id: 64 random bits from the kernel's CSPRNG as 16 lower-case hex digits.
+std::string RandomSubmissionId();
+
+class Committer {
+ public:
+  // Opens its own connections to `db_path` (database.h) and starts the writer thread. Throws
+  // std::runtime_error like Database.
+  Committer(const std::string& db_path, const std::string& synchronous, std::size_t max_batch = 256);
+  Committer(const Committer&) = delete;
+  Committer& operator=(const Committer&) = delete;
+  // Stores what is still queued, then stops the writer thread.
+  ~Committer();
+
+  // Queues `s` and waits until the transaction holding it has committed (kStored) or failed
+  // (kFailed: nothing of it was stored), or it was skipped (kAbandoned). Thread-safe; never
+  // throws for a database error (the outcome carries it).
+  StoreOutcome Store(PendingSubmission s);
+
+  // Counters for tests and benchmarks: transactions committed and submissions stored.
+  std::uint64_t Commits() const;
+  std::uint64_t Stored() const;
+
+ private:
+  struct Item {
+    PendingSubmission submission;
+    StoreOutcome outcome;
+    bool done = false;
+  };
+  void Run();
+  void WriteBatch(std::deque<Item*>& batch);
+  void StoreOne(Item& item);
+
+  Database db_;
+  std::size_t max_batch_;
+  mutable std::mutex mu_;
+  std::condition_variable queued_;    // the writer waits for work
+  std::condition_variable finished_;  // request threads wait for their outcome
+  std::deque<Item*> queue_;
+  bool stop_ = false;
+  std::uint64_t commits_ = 0, stored_ = 0;
+  std::thread writer_;
+};
+
+}  // namespace scribe::http

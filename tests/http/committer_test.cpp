@@ -1,0 +1,155 @@
+// committer_test.cpp — group commit (fcgi/committer.h) against a real database file: every
+// acknowledged submission is stored, what queues behind a held write lock goes in one
+// transaction, one bad submission fails alone, abandoned ones are never stored. (Timing: the
+// write lock is held by a second connection while the submissions queue.)
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "committer.h"
+#include "database.h"
+
+namespace scribe::http {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CommitterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("scribe-committer-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    path_ = (dir_ / "test.db").string();
+    ASSERT_EQ(PrepareDatabase(path_, "tests/fixtures/corpus_suite"), 3);
+    Database db(path_);
+    Query grade = db.Run("grade");
+    grade.Bind(":script_id", "01-sore-throat").Bind(":scribe_output", "Amoxicillin 500 mg three times daily.");
+    ASSERT_TRUE(grade.Step());
+    result_ = grade.Text(0);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  PendingSubmission Pending(const std::string& vendor, const std::string& note) const {
+    return PendingSubmission{vendor, note, result_, nullptr};
+  }
+
+  // One column of one row, read on a connection of its own.
+  std::string Scalar(const std::string& sql) const {
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* s = nullptr;
+    std::string out = "(error)";
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+      out = sqlite3_column_text(s, 0) ? reinterpret_cast<const char*>(sqlite3_column_text(s, 0)) : "NULL";
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return out;
+  }
+
+  fs::path dir_;
+  std::string path_;
+  std::string result_;
+};
+
+TEST_F(CommitterTest, EverySubmissionOfManyThreadsIsStoredOnceWithItsOwnId) {
+  Committer committer(path_, "full");
+  constexpr int kThreads = 16;
+  std::vector<StoreOutcome> outcomes(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] { outcomes[i] = committer.Store(Pending("Vendor " + std::to_string(i % 4), "note " + std::to_string(i))); });
+  for (auto& t : threads) t.join();
+  std::set<std::string> ids;
+  for (const auto& o : outcomes) {
+    EXPECT_EQ(o.status, StoreOutcome::kStored) << o.message;
+    EXPECT_EQ(o.id.size(), 16u);
+    EXPECT_NE(o.stored.find("\"id\":\"" + o.id + "\""), std::string::npos) << o.stored.substr(0, 200);
+    ids.insert(o.id);
+  }
+  EXPECT_EQ(ids.size(), static_cast<std::size_t>(kThreads));
+  EXPECT_EQ(committer.Stored(), static_cast<std::uint64_t>(kThreads));
+  EXPECT_EQ(Scalar("SELECT count(*) FROM submissions"), "16");
+  EXPECT_EQ(Scalar("SELECT count(*) FROM grades"), "16");
+  // Each commit refreshed the standings of its vendors: nothing is left dirty.
+  EXPECT_EQ(Scalar("SELECT count(*) FROM standings_dirty"), "0");
+  EXPECT_EQ(Scalar("SELECT group_concat(runs, ',') FROM (SELECT runs FROM standings ORDER BY vendor_key)"), "4,4,4,4");
+}
+
+TEST_F(CommitterTest, WhatQueuesBehindAHeldLockIsCommittedInOneTransaction) {
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  Committer committer(path_, "full");
+  std::vector<StoreOutcome> outcomes(9);
+  std::vector<std::thread> threads;
+  // The first waits in BEGIN IMMEDIATE (the busy timeout) while the other eight queue.
+  threads.emplace_back([&] { outcomes[0] = committer.Store(Pending("Queue", "first")); });
+  usleep(200 * 1000);
+  for (int i = 1; i < 9; ++i)
+    threads.emplace_back([&, i] { outcomes[i] = committer.Store(Pending("Queue", "note " + std::to_string(i))); });
+  usleep(300 * 1000);
+  EXPECT_EQ(committer.Commits(), 0u);
+  ASSERT_EQ(sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(holder);
+  for (auto& t : threads) t.join();
+  for (const auto& o : outcomes) EXPECT_EQ(o.status, StoreOutcome::kStored) << o.message;
+  EXPECT_EQ(committer.Stored(), 9u);
+  EXPECT_EQ(committer.Commits(), 2u);  // the first alone, then the eight that queued behind it
+  EXPECT_EQ(Scalar("SELECT runs FROM standings"), "9");
+}
+
+TEST_F(CommitterTest, ABadSubmissionFailsAloneAndAnAbandonedOneIsNotStored) {
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  Committer committer(path_, "full");
+  StoreOutcome blocker, good, bad, gone;
+  std::thread t0([&] { blocker = committer.Store(Pending("Mixed", "blocker")); });
+  usleep(200 * 1000);
+  std::thread t1([&] { good = committer.Store(Pending("Mixed", "good")); });
+  std::thread t2([&] { bad = committer.Store(PendingSubmission{"Mixed", "bad", "{not json", nullptr}); });
+  std::thread t3([&] {
+    gone = committer.Store(PendingSubmission{"Mixed", "gone", result_, [] { return std::string("the client has gone"); }});
+  });
+  usleep(300 * 1000);
+  ASSERT_EQ(sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(holder);
+  for (std::thread* t : {&t0, &t1, &t2, &t3}) t->join();
+  EXPECT_EQ(blocker.status, StoreOutcome::kStored);
+  EXPECT_EQ(good.status, StoreOutcome::kStored);
+  EXPECT_EQ(bad.status, StoreOutcome::kFailed);
+  EXPECT_EQ(bad.code, SQLITE_ERROR);
+  EXPECT_EQ(bad.message, "malformed JSON");
+  EXPECT_EQ(gone.status, StoreOutcome::kAbandoned);
+  EXPECT_EQ(gone.why, "the client has gone");
+  EXPECT_EQ(Scalar("SELECT group_concat(scribe_output, ',') FROM (SELECT scribe_output FROM submissions ORDER BY 1)"),
+            "blocker,good");
+  EXPECT_EQ(committer.Commits(), 2u);
+}
+
+// A full disk fails the whole transaction: tests/http/test_durability.py, end to end.
+TEST_F(CommitterTest, AnInsertTheDatabaseRefusesFailsWithItsCodeAndMessage) {
+  Committer committer(path_, "full");
+  ASSERT_EQ(committer.Store(Pending("Before", "ok")).status, StoreOutcome::kStored);
+  {
+    Database db(path_);
+    db.ExecWrite("CREATE TRIGGER fail_all BEFORE INSERT ON submissions BEGIN SELECT RAISE(FAIL, 'disk on fire'); END");
+  }
+  StoreOutcome out = committer.Store(Pending("After", "refused"));
+  EXPECT_EQ(out.status, StoreOutcome::kFailed);
+  EXPECT_EQ(out.code, SQLITE_CONSTRAINT_TRIGGER);
+  EXPECT_EQ(out.message, "disk on fire");
+  EXPECT_EQ(Scalar("SELECT count(*) FROM submissions"), "1");
+}
+
+}  // namespace
+}  // namespace scribe::http

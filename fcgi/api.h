@@ -17,7 +17,10 @@
 //
 // Answers of the read-only listings (scripts, leaderboard, badges, methodology) are kept per
 // worker while PRAGMA data_version is unchanged, i.e. until anyone commits anything: never
-// stale, and the leaderboard view is not recomputed for every reader between submissions.
+// stale, and the leaderboard view is not recomputed for every reader between submissions. The
+// public reads also carry X-Accel-Expires for nginx's edge cache, which keeps them to the end
+// of the current second (docs/http-api.md, "Caching"). Submissions are stored by the process's
+// Committer (group commit, committer.h).
 #pragma once
 
 #include <atomic>

@@ -252,7 +252,7 @@ Response Api::Submit(const Request& request) {
   }
   // Acknowledged = durable: the writer answers only after the COMMIT that holds this
   // submission returned SQLITE_OK (committer.h: one transaction for every submission queued).
-  if (!options_.committer) throw std::logic_error("this worker has no committer");
+  if (!options_.committer) throw std::logic_error("a read worker got a submission (nginx routes them to the submit socket)");
   StoreOutcome out = options_.committer->Store(
       PendingSubmission{s.vendor, s.scribe_output, std::move(result), [this, &request] { return Abandoned(request); }});
   if (out.status == StoreOutcome::kAbandoned) return NotDone(out.why);

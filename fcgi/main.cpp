@@ -205,6 +205,7 @@ int main(int argc, char** argv) {
     scribe::http::WorkerOptions w = o.worker;
     w.listen_fd = index < submit_workers ? fd : read_fd;
     w.threads = index < submit_workers ? o.submit_threads : 1;
+    w.submits = index < submit_workers;
     if (read_fd >= 0) close(index < submit_workers ? read_fd : fd);  // each worker keeps only its own socket
     return scribe::http::RunWorker(w, slot);
   });

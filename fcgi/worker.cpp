@@ -83,9 +83,9 @@ namespace {
 
 // One request thread: its own connections and Api (SQLite connections are not shared between
 // threads), the shared committer, and its own busy stamp for the watchdog.
-void Serve(const WorkerOptions& options, Database& db, Committer& committer, std::mutex& accept_mu,
+void Serve(const WorkerOptions& options, Database& db, Committer* committer, std::mutex& accept_mu,
            std::atomic<std::int64_t>& busy_since_ms) {
-  ApiOptions api_options{options.mount_prefix, options.deadline_ms, options.storage, options.sealed_attempts, &committer};
+  ApiOptions api_options{options.mount_prefix, options.deadline_ms, options.storage, options.sealed_attempts, committer};
   Api api(db, api_options);
   FCGX_Request req;
   if (FCGX_InitRequest(&req, options.listen_fd, FCGI_FAIL_ACCEPT_ON_INTR) != 0) return;
@@ -165,7 +165,7 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
   std::unique_ptr<Committer> committer;
   std::vector<std::unique_ptr<Database>> dbs;
   try {
-    committer = std::make_unique<Committer>(options.db_path, options.synchronous);
+    if (options.submits) committer = std::make_unique<Committer>(options.db_path, options.synchronous);
     for (int i = 0; i < threads; ++i) dbs.push_back(std::make_unique<Database>(options.db_path, options.synchronous));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scribe-fcgi[%d]: %s\n", static_cast<int>(getpid()), e.what());
@@ -177,7 +177,7 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
   std::vector<std::atomic<bool>> exited(static_cast<std::size_t>(threads));
   for (int i = 0; i < threads; ++i)
     serving.emplace_back([&, i] {
-      Serve(options, *dbs[static_cast<std::size_t>(i)], *committer, accept_mu, slot.busy_since_ms[i]);
+      Serve(options, *dbs[static_cast<std::size_t>(i)], committer.get(), accept_mu, slot.busy_since_ms[i]);
       exited[static_cast<std::size_t>(i)] = true;
     });
 
@@ -197,7 +197,7 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
     if (!all) usleep(50 * 1000);
   }
   for (std::thread& t : serving) t.join();
-  if (committer->Stored() > 0)
+  if (committer && committer->Stored() > 0)
     std::fprintf(stderr, "scribe-fcgi[%d]: stored %llu submissions in %llu transactions\n", static_cast<int>(getpid()),
                  static_cast<unsigned long long>(committer->Stored()), static_cast<unsigned long long>(committer->Commits()));
   committer.reset();  // stores what is queued (nothing: every waiter has returned)

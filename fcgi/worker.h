@@ -16,7 +16,8 @@ struct WorkerOptions {
   std::string mount_prefix = "/scribe-trials";
   std::int64_t deadline_ms = 0;            // ApiOptions::deadline_ms
   int sealed_attempts = 3;                 // ApiOptions::sealed_attempts
-  int threads = 1;                         // request threads (1 … kMaxWorkerThreads), one committer
+  int threads = 1;                         // request threads (1 … kMaxWorkerThreads)
+  bool submits = true;                     // serves submissions: has the process's Committer
   StorageHealth* storage = nullptr;        // shared by every worker (main.cpp)
 };
 

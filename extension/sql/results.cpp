@@ -14,7 +14,9 @@
 // no grade under them yet, and inserts the grades in batches of 1,000, each in its own
 // transaction on a second connection to the same file (so readers and submitters interleave), or
 // in the caller's transaction when there is no file or the caller holds one. It is idempotent: a
-// second call finds nothing to do. It reports {"submissions", "graded", "already_current",
+// second call finds nothing to do. Offline (SCRIBE_OFFLINE=1) each batch is graded on every
+// core (up to 8 threads), then stored in order; a live validator grades on the caller's thread,
+// since it reads and writes drug_cache through the connection. It reports {"submissions", "graded", "already_current",
 // "unknown_trial", "batches", "grader_version", "corpus_hash"}.
 //
 // scribe_refresh_standings() brings the standings table (sql/schema.sql, migrate 6) up to date in
@@ -29,14 +31,19 @@ SQLITE_EXTENSION_INIT3
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "functions.h"
 #include "grade.h"
 #include "hash.h"
+#include "rxnav.h"
 #include "sqlite_util.h"
 #include "stats.h"
 #include "text.h"
@@ -358,26 +365,71 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
       }
       in_batch = 0;
     };
+    // A batch is graded, then stored in order. Offline (SCRIBE_OFFLINE=1) the grades of a batch
+    // run on every core, each thread with its own OfflineValidator (a prepared trial is safe to
+    // share); a live validator reads and writes drug_cache through this connection, so it grades
+    // on this thread alone. Either way the rows written, and their order, are the same.
+    struct Todo {
+      std::string id, note, hash;
+      std::shared_ptr<const PreparedTrial> trial;
+      std::string result;
+    };
+    std::vector<Todo> pending;
+    pending.reserve(static_cast<std::size_t>(batch));
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const bool offline = LiveConfigFromEnv().offline;
+    auto grade_and_store = [&] {
+      if (pending.empty()) return;
+      const std::size_t threads = offline ? std::min<std::size_t>({cores, 8, pending.size()}) : 1;
+      if (threads <= 1) {
+        for (Todo& t : pending)
+          t.result = Grade(*t.trial, t.note, t.hash, *conn.validator).dump(-1, ' ', false, json::error_handler_t::replace);
+      } else {
+        std::atomic<std::size_t> next{0};
+        std::vector<std::exception_ptr> errors(threads);
+        std::vector<std::thread> pool;
+        for (std::size_t k = 0; k < threads; ++k)
+          pool.emplace_back([&, k] {
+            try {
+              OfflineValidator validator(DefaultTerminology());
+              for (std::size_t i; (i = next.fetch_add(1)) < pending.size();) {
+                Todo& t = pending[i];
+                t.result = Grade(*t.trial, t.note, t.hash, validator).dump(-1, ' ', false, json::error_handler_t::replace);
+              }
+            } catch (...) {
+              errors[k] = std::current_exception();
+            }
+          });
+        for (auto& t : pool) t.join();
+        for (auto& e : errors)
+          if (e) std::rethrow_exception(e);
+      }
+      for (const Todo& t : pending) {
+        if (writer != db && in_batch == 0) Exec(writer, "BEGIN IMMEDIATE");
+        sqlite3_reset(ins.get());
+        BindText(ins.get(), 1, t.id);
+        BindText(ins.get(), 2, t.result);
+        try {
+          Step(writer, ins.get());
+        } catch (...) {
+          if (writer != db) sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
+          throw;
+        }
+        ++graded;
+        ++in_batch;
+      }
+      pending.clear();
+      commit();
+    };
     int rc;
     while ((rc = sqlite3_step(todo.get())) == SQLITE_ROW) {
       if (!sqlite3_column_int(todo.get(), 3)) { ++unknown; continue; }
-      std::string id = ColumnText(todo.get(), 0), script = ColumnText(todo.get(), 1), note = ColumnText(todo.get(), 2);
-      std::string hash;
-      auto trial = conn.Trial(db, script, hash);
-      json result = Grade(*trial, note, hash, *conn.validator);
-      if (writer != db && in_batch == 0) Exec(writer, "BEGIN IMMEDIATE");
-      sqlite3_reset(ins.get());
-      BindText(ins.get(), 1, id);
-      BindText(ins.get(), 2, result.dump(-1, ' ', false, json::error_handler_t::replace));
-      try {
-        Step(writer, ins.get());
-      } catch (...) {
-        if (writer != db) sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
-      }
-      ++graded;
-      if (++in_batch >= batch) commit();
+      Todo t{ColumnText(todo.get(), 0), ColumnText(todo.get(), 2), "", nullptr, ""};
+      t.trial = conn.Trial(db, ColumnText(todo.get(), 1), t.hash);
+      pending.push_back(std::move(t));
+      if (pending.size() >= static_cast<std::size_t>(batch)) grade_and_store();
     }
+    grade_and_store();
     if (rc != SQLITE_DONE) throw SqlError(rc, sqlite3_errmsg(db));
     commit();
     // Nothing (more) to grade: still bring the table to the current versions.

@@ -4,9 +4,13 @@
 # line, stored under an old grader version; then one scribe_regrade() re-grades them all in
 # batches. Prints notes, seconds and notes per second. Run from the repository root after a
 # build:  tests/bench/regrade_bench.sh 100000
+# Grading is offline (SCRIBE_OFFLINE=1, as the wrk benchmark): each batch is graded on every
+# core. SCRIBE_OFFLINE=0 measures the live validator instead (one thread; with RxNav
+# unreachable, every lookup falls back with its reason).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n=${1:-10000}
+export SCRIBE_OFFLINE=${SCRIBE_OFFLINE:-1}
 db=$(mktemp -d)/regrade.db
 trap 'rm -rf "$(dirname "$db")"' EXIT
 sqlite3 "$db" <<SQL >/dev/null

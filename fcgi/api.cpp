@@ -25,24 +25,6 @@ constexpr const char* kJsonCache = "no-cache";
 // Cached answers per worker before the cache is emptied (badges are keyed by vendor).
 constexpr std::size_t kMaxCachedAnswers = 1024;
 
-// `n` random bytes from the kernel's CSPRNG, as lower-case hex.
-std::string RandomHex(std::size_t n) {
-  std::string bytes(n, '\0');
-  std::size_t got = 0;
-  while (got < n) {
-    ssize_t r = getrandom(bytes.data() + got, n - got, 0);
-    if (r < 0) throw std::runtime_error("getrandom failed");
-    got += static_cast<std::size_t>(r);
-  }
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
-  }
-  return out;
-}
-
 // Equal strings in time independent of where they differ (key hashes).
 bool SameSecret(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

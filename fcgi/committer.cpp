@@ -2,32 +2,17 @@
 #include "committer.h"
 
 #include <sqlite3.h>
-#include <sys/random.h>
 
 #include <stdexcept>
 
+#include "http.h"
 #include "sqlite_util.h"
 
 namespace scribe::http {
 
 using scribe::sql::SqlError;
 
-std::string RandomSubmissionId() {
-  unsigned char bytes[8];
-  std::size_t got = 0;
-  while (got < sizeof bytes) {
-    ssize_t r = getrandom(bytes + got, sizeof bytes - got, 0);
-    if (r < 0) throw std::runtime_error("getrandom failed");
-    got += static_cast<std::size_t>(r);
-  }
-  static const char kHex[] = "0123456789abcdef";
-  std::string id;
-  for (unsigned char b : bytes) {
-    id += kHex[b >> 4];
-    id += kHex[b & 15];
-  }
-  return id;
-}
+std::string RandomSubmissionId() { return RandomHex(8); }
 
 Committer::Committer(const std::string& db_path, const std::string& synchronous, std::size_t max_batch)
     : db_(db_path, synchronous), max_batch_(max_batch < 1 ? 1 : max_batch), writer_([this] { Run(); }) {}

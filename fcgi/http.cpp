@@ -1,7 +1,11 @@
 // http.cpp — status lines, the JSON error shape and the header checks of http.h.
 #include "http.h"
 
+#include <sys/random.h>
+
 #include <nlohmann/json.hpp>
+
+#include <stdexcept>
 
 namespace scribe::http {
 
@@ -112,6 +116,24 @@ bool IfNoneMatchMatches(std::string_view if_none_match, std::string_view etag) {
     header.remove_prefix(comma + 1);
   }
   return false;
+}
+
+std::string RandomHex(std::size_t n) {
+  std::string bytes(n, '\0');
+  std::size_t got = 0;
+  while (got < n) {
+    ssize_t r = getrandom(bytes.data() + got, n - got, 0);
+    if (r < 0) throw std::runtime_error("getrandom failed");
+    got += static_cast<std::size_t>(r);
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * n);
+  for (unsigned char b : bytes) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
 }
 
 }  // namespace scribe::http

@@ -76,4 +76,8 @@ bool IsJsonMediaType(std::string_view content_type);
 // tag, compared weakly as RFC 9110 requires for If-None-Match.
 bool IfNoneMatchMatches(std::string_view if_none_match, std::string_view etag);
 
+// `n` random bytes from the kernel's CSPRNG (getrandom), as 2n lower-case hex digits: vendor
+// keys, submission ids. Throws std::runtime_error when the kernel refuses.
+std::string RandomHex(std::size_t n);
+
 }  // namespace scribe::http

@@ -2,7 +2,6 @@
 #include "api.h"
 
 #include <sqlite3.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 

@@ -316,8 +316,15 @@ Response Api::VendorTrials(const std::string& vendor) {
 }
 
 std::optional<Response> Api::SealedAttempt(const Submission& s, const Request& request) {
+  {
+    // Nearly every trial is public: find that out with a read, without the write lock every
+    // other submit and the group-commit writers need.
+    Query q = db_.Run("sealed_attempts");
+    q.Bind(":script_id", s.script_id).Bind(":vendor", s.vendor).Bind(":client", request.remote_addr);
+    if (!q.Step() || q.Int(0) == 0) return std::nullopt;  // public or unknown: nothing to count
+  }
   try {
-    WriteTransaction tx(db_);
+    WriteTransaction tx(db_);  // sealed: count and record the attempt under the lock
     std::int64_t by_vendor = 0, by_client = 0;
     {
       Query q = db_.Run("sealed_attempts");

@@ -93,7 +93,10 @@ void Committer::StoreOne(Item& item) {
       out = StoreOutcome{StoreOutcome::kStored, std::move(id), std::move(stored), "", 0, ""};
       return;
     } catch (const SqlError& e) {
-      if (db_.InTransaction()) db_.ExecWrite("ROLLBACK TO submission; RELEASE submission");
+      if (db_.InTransaction()) {
+        db_.ExecWrite("ROLLBACK TO submission");
+        db_.ExecWrite("RELEASE submission");
+      }
       if (IsStorageError(e.code())) throw;
       if (e.code() == SQLITE_CONSTRAINT_PRIMARYKEY && attempt == 0) continue;
       out = StoreOutcome{StoreOutcome::kFailed, "", "", "", e.code(), e.what()};

@@ -2,6 +2,7 @@
 #include "database.h"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <stdexcept>
@@ -17,6 +18,16 @@ using scribe::sql::SqlError;
 
 namespace {
 
+// While another connection holds the lock: wait in steps of 0.25 ms up to kBusyTimeoutMs.
+// SQLite's own busy timeout sleeps 1, 2, 5 … up to 100 ms at a time, which leaves a group-commit
+// writer asleep long after the lock it waits for is free.
+int WaitForLock(void*, int attempts) {
+  constexpr int kStepUs = 250;
+  if (static_cast<long long>(attempts) * kStepUs >= kBusyTimeoutMs * 1000LL) return 0;  // give up: SQLITE_BUSY
+  usleep(kStepUs);
+  return 1;
+}
+
 // Opens a connection with the scribe functions registered and a busy timeout; throws.
 sqlite3* Open(const std::string& path, bool writable) {
   sqlite3* db = nullptr;
@@ -27,7 +38,7 @@ sqlite3* Open(const std::string& path, bool writable) {
     sqlite3_close(db);
     throw std::runtime_error("cannot open " + path + ": " + msg);
   }
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  sqlite3_busy_handler(db, WaitForLock, nullptr);
   char* err = nullptr;
   rc = sqlite3_scribe_init(db, &err, nullptr);
   if (rc != SQLITE_OK) {
@@ -137,6 +148,7 @@ std::int64_t Database::DataVersion() {
 Database::~Database() {
   endpoints_.clear();  // statements before their connections
   data_version_.reset();
+  control_.clear();
 }
 
 Query Database::Run(std::string_view endpoint) {
@@ -154,21 +166,21 @@ void Query::Finish() {
   if (sqlite3_reset(stmt_) != SQLITE_OK) throw SqlError(sqlite3_extended_errcode(db_), sqlite3_errmsg(db_));
 }
 
-namespace {
 
-// Runs one statement of transaction control on `db`; throws with the extended result code.
-void Control(sqlite3* db, const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : sqlite3_errmsg(db);
-    sqlite3_free(err);
-    throw SqlError(sqlite3_extended_errcode(db), msg);
+void Database::ExecWrite(const std::string& sql) {
+  auto it = control_.find(sql);
+  if (it == control_.end()) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v3(write_.get(), sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr) != SQLITE_OK)
+      throw SqlError(sqlite3_extended_errcode(write_.get()), sqlite3_errmsg(write_.get()));
+    it = control_.emplace(sql, std::unique_ptr<sqlite3_stmt, Finalizer>(stmt)).first;
   }
+  sqlite3_stmt* stmt = it->second.get();
+  int rc = sqlite3_step(stmt);
+  sqlite3_reset(stmt);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    throw SqlError(sqlite3_extended_errcode(write_.get()), sqlite3_errmsg(write_.get()));
 }
-
-}  // namespace
-
-void Database::ExecWrite(const char* sql) { Control(write_.get(), sql); }
 
 bool Database::InTransaction() const { return !sqlite3_get_autocommit(write_.get()); }
 
@@ -178,16 +190,16 @@ bool IsStorageError(int code) {
          primary == SQLITE_CANTOPEN || primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
 }
 
-WriteTransaction::WriteTransaction(Database& db) : db_(db.write_.get()) { Control(db_, "BEGIN IMMEDIATE"); }
+WriteTransaction::WriteTransaction(Database& db) : db_(db) { db_.ExecWrite("BEGIN IMMEDIATE"); }
 
 WriteTransaction::~WriteTransaction() {
   // After a failed statement or COMMIT SQLite may already have rolled back (SQLITE_FULL,
   // SQLITE_IOERR): only roll back a transaction that is still open.
-  if (open_ && !sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  if (open_ && db_.InTransaction()) sqlite3_exec(db_.write_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 void WriteTransaction::Commit() {
-  Control(db_, "COMMIT");
+  db_.ExecWrite("COMMIT");
   open_ = false;
 }
 

@@ -83,9 +83,9 @@ class Database {
   // The named endpoint statement, ready to bind. Throws std::logic_error for an unknown name.
   Query Run(std::string_view endpoint);
 
-  // Runs SQL without results on the write connection (SAVEPOINT, RELEASE); throws SqlError
-  // with the extended result code.
-  void ExecWrite(const char* sql);
+  // Runs one statement without results on the write connection (BEGIN, SAVEPOINT, RELEASE,
+  // COMMIT), prepared on first use and kept; throws SqlError with the extended result code.
+  void ExecWrite(const std::string& sql);
   // True while the write connection is inside a transaction.
   bool InTransaction() const;
 
@@ -109,6 +109,7 @@ class Database {
   std::unique_ptr<sqlite3, Closer> write_;
   std::map<std::string, Endpoint, std::less<>> endpoints_;
   std::unique_ptr<sqlite3_stmt, Finalizer> data_version_;
+  std::map<std::string, std::unique_ptr<sqlite3_stmt, Finalizer>, std::less<>> control_;  // ExecWrite's
 };
 
 // An explicit transaction on the write connection, so that a commit's result is seen: the
@@ -128,7 +129,7 @@ class WriteTransaction {
   void Commit();                            // throws scribe::sql::SqlError
 
  private:
-  sqlite3* db_;
+  Database& db_;
   bool open_ = true;
 };
 

@@ -19,10 +19,11 @@
 //                            [SCRIBE_SEALED_CORPUS when set]
 //   --sealed-attempts N      gradings of a sealed trial version per vendor and per client
 //                            address, dry runs included; then 429 [SCRIBE_SEALED_ATTEMPTS, 3]
-//   --workers N              worker processes on --socket [SCRIBE_WORKERS, default 4]
+//   --workers N              worker processes on --socket [SCRIBE_WORKERS, default 1: one
+//                            writer per database batches best; more isolate crashes]
 //   --read-workers N         worker processes on --read-socket [SCRIBE_READ_WORKERS, default 2]
 //   --submit-threads N       request threads in each worker on --socket [SCRIBE_SUBMIT_THREADS,
-//                            default 8]: they grade in parallel and share the process's one
+//                            default 32]: they grade in parallel and share the process's one
 //                            writer, which commits what they queued in one transaction (group
 //                            commit, committer.h); read workers have one thread
 //   --prefix PATH            mount point of the routes (default /scribe-trials)
@@ -58,7 +59,7 @@ struct Options {
   std::string socket_path;
   std::string read_socket_path;
   int read_workers = 2;
-  int submit_threads = 8;
+  int submit_threads = 32;
   std::string db_path;
   std::string corpus_dir;
   std::string sealed_dir;
@@ -112,12 +113,12 @@ Options ParseOptions(int argc, char** argv) {
   o.corpus_dir = EnvOr("SCRIBE_CORPUS", "");
   o.sealed_dir = EnvOr("SCRIBE_SEALED_CORPUS", "");
   o.worker.sealed_attempts = static_cast<int>(Number("SCRIBE_SEALED_ATTEMPTS", EnvOr("SCRIBE_SEALED_ATTEMPTS", "3"), 1, 1000));
-  o.supervisor.workers = static_cast<int>(Number("SCRIBE_WORKERS", EnvOr("SCRIBE_WORKERS", "4"), 1, 256));
+  o.supervisor.workers = static_cast<int>(Number("SCRIBE_WORKERS", EnvOr("SCRIBE_WORKERS", "1"), 1, 256));
   o.supervisor.memory_limit_mb = kSanitized ? 0 : 1024;
   o.worker.synchronous = EnvOr("SCRIBE_SYNCHRONOUS", "full");
   o.read_workers = static_cast<int>(Number("SCRIBE_READ_WORKERS", EnvOr("SCRIBE_READ_WORKERS", "2"), 1, 256));
   o.submit_threads = static_cast<int>(
-      Number("SCRIBE_SUBMIT_THREADS", EnvOr("SCRIBE_SUBMIT_THREADS", "8"), 1, scribe::http::kMaxWorkerThreads));
+      Number("SCRIBE_SUBMIT_THREADS", EnvOr("SCRIBE_SUBMIT_THREADS", "32"), 1, scribe::http::kMaxWorkerThreads));
   o.worker.deadline_ms = Number("SCRIBE_REQUEST_DEADLINE_S", EnvOr("SCRIBE_REQUEST_DEADLINE_S", "30"), 0, 86400) * 1000;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];

@@ -217,22 +217,53 @@ void RegisterAggregates(sqlite3* db, int& rc) {
 
 // ---- standings
 
-static json Refresh(sqlite3* db) {
+// Runs `sql` on db: a statement kept in `cache` when there is one (reset and unbound after
+// use), else prepared for this call. Calls `row` for each row.
+template <class Row>
+void Run(sqlite3* db, Connection* cache, const char* sql, Row&& row) {
+  Stmt own;
+  sqlite3_stmt* s = nullptr;
+  if (cache) {
+    auto& kept = cache->statements[sql];
+    if (!kept) kept = std::shared_ptr<sqlite3_stmt>(Prepare(db, sql).release(), StmtDeleter());
+    s = kept.get();
+  } else {
+    own = Prepare(db, sql);
+    s = own.get();
+  }
+  struct Reset {
+    sqlite3_stmt* s;
+    ~Reset() {
+      sqlite3_reset(s);
+      sqlite3_clear_bindings(s);
+    }
+  } reset{s};
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) row(s);
+  if (rc != SQLITE_DONE) throw SqlError(rc, sqlite3_errmsg(db));
+}
+
+// The standings refresh. With `cache` (the calling connection's state) its statements are
+// prepared once per connection: the submit endpoint refreshes once per committed batch.
+static json Refresh(sqlite3* db, Connection* cache = nullptr) {
   auto scalar = [&](const char* sql) {
-    Stmt s = Prepare(db, sql);
-    int rc = sqlite3_step(s.get());
-    if (rc != SQLITE_ROW) throw SqlError(rc == SQLITE_DONE ? SQLITE_ERROR : rc, std::string("no row from: ") + sql);
-    return json(sqlite3_column_type(s.get(), 0) == SQLITE_NULL ? json(nullptr) : json(ColumnText(s.get(), 0)));
+    std::optional<json> value;
+    Run(db, cache, sql, [&](sqlite3_stmt* s) {
+      if (!value) value = sqlite3_column_type(s, 0) == SQLITE_NULL ? json(nullptr) : json(ColumnText(s, 0));
+    });
+    if (!value) throw SqlError(SQLITE_ERROR, std::string("no row from: ") + sql);
+    return *value;
   };
+  auto exec = [&](const char* sql) { Run(db, cache, sql, [](sqlite3_stmt*) {}); };
   json versions = scalar("SELECT versions FROM standings_versions");
   const bool full = scalar("SELECT fresh FROM standings_versions") != "1";
   const sqlite3_int64 dirty = std::stoll(scalar("SELECT count(*) FROM standings_dirty").get<std::string>());
   if (!full && dirty == 0) return {{"full", false}, {"dirty", 0}, {"recomputed", 0}, {"versions", versions}};
   // Out of scope first (the scope view reads standings_dirty and meta, so they change last).
-  Exec(db, full ? "DELETE FROM standings" : "DELETE FROM standings WHERE vendor_key IN (SELECT vendor_key FROM standings_dirty)");
-  Exec(db, "INSERT INTO standings SELECT * FROM standings_recomputed");
+  exec(full ? "DELETE FROM standings" : "DELETE FROM standings WHERE vendor_key IN (SELECT vendor_key FROM standings_dirty)");
+  exec("INSERT INTO standings SELECT * FROM standings_recomputed");
   const sqlite3_int64 recomputed = sqlite3_changes64(db);
-  Exec(db, "DELETE FROM standings_dirty");
+  exec("DELETE FROM standings_dirty");
   if (full) {
     Stmt m = Prepare(db, versions.is_null() ? "DELETE FROM meta WHERE key = 'standings_for'"
                                             : "INSERT INTO meta (key, value) VALUES ('standings_for', ?1) "
@@ -246,7 +277,7 @@ static json Refresh(sqlite3* db) {
 void RefreshStandings(sqlite3* db) { Refresh(db); }
 
 void ScribeRefreshStandings(sqlite3_context* ctx, int, sqlite3_value**) {
-  Firewall(ctx, [&] { ResultJsonValue(ctx, Refresh(sqlite3_context_db_handle(ctx))); });
+  Firewall(ctx, [&] { ResultJsonValue(ctx, Refresh(sqlite3_context_db_handle(ctx), &Conn(ctx))); });
 }
 
 void ScribeReview(sqlite3_context* ctx, int argc, sqlite3_value** argv) {

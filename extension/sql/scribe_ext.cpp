@@ -58,6 +58,13 @@ const FunctionSpec kFunctions[] = {
 
 void DestroyConnection(void* p) { delete static_cast<Connection*>(p); }
 
+// The connection is closing: finalize the statements it kept (Connection::statements), which
+// would otherwise keep it open. SQLite calls this before it looks for unfinalized statements.
+int OnClose(unsigned event, void* p, void*, void*) {
+  if (event == SQLITE_TRACE_CLOSE) static_cast<Connection*>(p)->statements.clear();
+  return 0;
+}
+
 int Init(sqlite3* db, char** pzErrMsg) {
   auto fail = [&](const std::string& msg, int rc) {
     if (pzErrMsg) *pzErrMsg = sqlite3_mprintf("scribe: %s", msg.c_str());
@@ -85,6 +92,8 @@ int Init(sqlite3* db, char** pzErrMsg) {
     }
     owner_registered = owner_registered || owner;
   }
+  // Owned by grade_submission from here: its statements go before the connection closes.
+  sqlite3_trace_v2(db, SQLITE_TRACE_CLOSE, OnClose, conn);
   int rc = SQLITE_OK;
   RegisterAggregates(db, rc);
   if (rc != SQLITE_OK) return fail(std::string("cannot register the aggregates: ") + sqlite3_errstr(rc), rc);

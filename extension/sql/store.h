@@ -2,6 +2,7 @@
 // per-connection cache of prepared trials.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -10,6 +11,7 @@
 #include "validator.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace scribe::sql {
 
@@ -29,6 +31,11 @@ int LoadCorpusIntoDb(sqlite3* db, const std::string& dir, const std::string& sea
 // State attached to one connection.
 struct Connection {
   std::unique_ptr<DrugValidator> validator;
+  // Statements prepared once for this connection, by SQL text (scribe_refresh_standings():
+  // compiling the standings views costs more than running them for one vendor). Finalized when
+  // the connection closes: the extension's SQLITE_TRACE_CLOSE callback clears them before SQLite
+  // checks for open statements (scribe_ext.cpp).
+  std::map<std::string, std::shared_ptr<sqlite3_stmt>> statements;
 
   // The prepared trial for an id, from the process's cache or the trials table; sets
   // corpus_hash. Throws SqlError("unknown trial ...") when there is no such trial.

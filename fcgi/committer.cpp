@@ -15,7 +15,7 @@ using scribe::sql::SqlError;
 std::string RandomSubmissionId() { return RandomHex(8); }
 
 Committer::Committer(const std::string& db_path, const std::string& synchronous, std::size_t max_batch)
-    : db_(db_path, synchronous), max_batch_(max_batch < 1 ? 1 : max_batch), writer_([this] { Run(); }) {}
+    : db_(db_path, synchronous, /*prepare_all=*/false), max_batch_(max_batch < 1 ? 1 : max_batch), writer_([this] { Run(); }) {}
 
 Committer::~Committer() {
   {

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -108,35 +109,42 @@ int PrepareDatabase(const std::string& path, const std::string& corpus_dir, cons
 void Database::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 void Database::Finalizer::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 
-Database::Database(const std::string& path, const std::string& synchronous) {
+Database::Database(const std::string& path, const std::string& synchronous, bool prepare_all) {
   write_.reset(Open(path, /*writable=*/true));
   if (synchronous != "full" && synchronous != "normal")
     throw std::runtime_error("synchronous must be full or normal, not '" + synchronous + "'");
   ExecOrThrow(write_.get(), synchronous == "full" ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
   ExecOrThrow(write_.get(), kJournalSizeLimit);
   read_.reset(Open(path, /*writable=*/false));
-  for (const char* name : kEndpointNames) {
-    std::string file = std::string("sql/endpoints/") + name + ".sql";
-    std::string_view sql = embedded_file(file);
-    if (sql.empty()) throw std::runtime_error(file + " is not embedded in this build (re-run cmake)");
-    bool writes = sql.find("-- connection: write") != std::string_view::npos;
-    sqlite3* db = writes ? write_.get() : read_.get();
-    sqlite3_stmt* stmt = nullptr;
-    const char* tail = nullptr;
-    if (sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt, &tail) !=
-        SQLITE_OK)
-      throw std::runtime_error(file + ": " + sqlite3_errmsg(db));
-    std::unique_ptr<sqlite3_stmt, Finalizer> owned(stmt);
-    if (!stmt) throw std::runtime_error(file + ": no SQL statement");
-    for (const char* p = tail; p && *p; ++p)
-      if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r')
-        throw std::runtime_error(file + ": one statement per endpoint file");
-    endpoints_.emplace(name, Endpoint{std::move(owned), db});
-  }
+  if (prepare_all)
+    for (const char* name : kEndpointNames) Prepared(name);
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v3(read_.get(), "PRAGMA data_version", -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr) != SQLITE_OK)
     throw std::runtime_error(std::string("PRAGMA data_version: ") + sqlite3_errmsg(read_.get()));
   data_version_.reset(stmt);
+}
+
+Database::Endpoint& Database::Prepared(std::string_view name) {
+  if (auto it = endpoints_.find(name); it != endpoints_.end()) return it->second;
+  if (std::find_if(std::begin(kEndpointNames), std::end(kEndpointNames), [&](const char* n) { return name == n; }) ==
+      std::end(kEndpointNames))
+    throw std::logic_error("no endpoint statement " + std::string(name));
+  std::string file = "sql/endpoints/" + std::string(name) + ".sql";
+  std::string_view sql = embedded_file(file);
+  if (sql.empty()) throw std::runtime_error(file + " is not embedded in this build (re-run cmake)");
+  bool writes = sql.find("-- connection: write") != std::string_view::npos;
+  sqlite3* db = writes ? write_.get() : read_.get();
+  sqlite3_stmt* stmt = nullptr;
+  const char* tail = nullptr;
+  if (sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt, &tail) !=
+      SQLITE_OK)
+    throw std::runtime_error(file + ": " + sqlite3_errmsg(db));
+  std::unique_ptr<sqlite3_stmt, Finalizer> owned(stmt);
+  if (!stmt) throw std::runtime_error(file + ": no SQL statement");
+  for (const char* p = tail; p && *p; ++p)
+    if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r')
+      throw std::runtime_error(file + ": one statement per endpoint file");
+  return endpoints_.emplace(std::string(name), Endpoint{std::move(owned), db}).first->second;
 }
 
 std::int64_t Database::DataVersion() {
@@ -152,9 +160,8 @@ Database::~Database() {
 }
 
 Query Database::Run(std::string_view endpoint) {
-  auto it = endpoints_.find(endpoint);
-  if (it == endpoints_.end()) throw std::logic_error("no endpoint statement " + std::string(endpoint));
-  return Query(it->second.db, it->second.stmt.get());
+  Endpoint& e = Prepared(endpoint);
+  return Query(e.db, e.stmt.get());
 }
 
 Query::~Query() {

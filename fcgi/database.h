@@ -75,7 +75,10 @@ class Database {
   // the write connection's PRAGMA synchronous: "full" (every acknowledged submission is on disk
   // before the answer) or "normal" (WAL's lighter mode: survives a crashed process, may lose
   // the last commits on power loss; several times the submit throughput).
-  explicit Database(const std::string& path, const std::string& synchronous = "full");
+  // With `prepare_all` false, each endpoint is prepared on its first Run() instead (the
+  // request threads of a worker: the first thread's Database has checked every file already,
+  // and a thread then compiles only the statements its requests use).
+  explicit Database(const std::string& path, const std::string& synchronous = "full", bool prepare_all = true);
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
   ~Database();
@@ -107,6 +110,7 @@ class Database {
   };
   std::unique_ptr<sqlite3, Closer> read_;
   std::unique_ptr<sqlite3, Closer> write_;
+  Endpoint& Prepared(std::string_view name);  // prepares the endpoint on first use; throws
   std::map<std::string, Endpoint, std::less<>> endpoints_;
   std::unique_ptr<sqlite3_stmt, Finalizer> data_version_;
   std::map<std::string, std::unique_ptr<sqlite3_stmt, Finalizer>, std::less<>> control_;  // ExecWrite's

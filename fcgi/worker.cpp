@@ -166,7 +166,10 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
   std::vector<std::unique_ptr<Database>> dbs;
   try {
     if (options.submits) committer = std::make_unique<Committer>(options.db_path, options.synchronous);
-    for (int i = 0; i < threads; ++i) dbs.push_back(std::make_unique<Database>(options.db_path, options.synchronous));
+    // The first thread's connections prepare every endpoint (a broken file stops the worker
+    // here); the others prepare what their requests use, when they first use it.
+    for (int i = 0; i < threads; ++i)
+      dbs.push_back(std::make_unique<Database>(options.db_path, options.synchronous, /*prepare_all=*/i == 0));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scribe-fcgi[%d]: %s\n", static_cast<int>(getpid()), e.what());
     return 2;

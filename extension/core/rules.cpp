@@ -157,7 +157,10 @@ std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& tok
   if (fold_ && key != norm_hash)
     if (auto it = by_first_.find(norm_hash); it != by_first_.end())
       for (int index : it->second) try_pattern(index);
-  for (int index : slot_first_) try_pattern(index);
+  // a pattern that opens with a number slot needs a number or a number word at k
+  if (!slot_first_.empty() && k < limit &&
+      (t.kind == TokenKind::kNumber || (t.kind == TokenKind::kWord && number_words_.count(t.norm))))
+    for (int index : slot_first_) try_pattern(index);
   return best;
 }
 

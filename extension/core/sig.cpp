@@ -19,16 +19,18 @@ namespace scribe {
 
 // The combination rules of sig_grammar.yaml, resolved against one Rules object.
 struct SigGrammar {
-  std::unordered_map<std::string, double> quantity_words;
-  std::unordered_set<std::string> dose_verbs, multiplied_counts, glue_pieces;
-  std::unordered_map<std::string, std::string> per_count;  // denominator token -> count unit
+  StringMap<double> quantity_words;
+  StringSet dose_verbs, multiplied_counts, glue_pieces;
+  StringMap<std::string> per_count;  // denominator token -> count unit
   std::vector<std::string> slot_of_rule;                   // frequency rule id -> time of day, or ""
-  std::unordered_map<std::string, std::string> verb_routes;
-  std::unordered_set<std::string> limit_words, dispense_words, step_words;
-  std::unordered_map<std::string, int> weekdays;
+  StringMap<std::string> verb_routes;
+  StringSet limit_words, dispense_words, step_words;
+  StringMap<int> weekdays;
   std::vector<std::string> vocabulary;                     // sig words for spelling tolerance, sorted
-  std::unordered_set<std::string> vocabulary_set;
-  std::unordered_set<std::string> glue_words, strong;      // pieces of glued words; strong: of the unit/frequency/route tables
+  std::vector<std::vector<std::string>> vocabulary_by_length;  // the same words by length, each sorted
+  StringSet vocabulary_set;
+  StringSet glue_words, strong;      // pieces of glued words; strong: of the unit/frequency/route tables
+  size_t longest_glue_word = 0;
   size_t min_typo_length = 3;
 };
 
@@ -107,6 +109,11 @@ std::unique_ptr<SigGrammar> BuildGrammar(const Rules& rules, std::string_view ya
   for (const std::string& w : YamlList(y, "weak_pieces")) g->strong.erase(w);
   g->vocabulary.assign(g->vocabulary_set.begin(), g->vocabulary_set.end());
   std::sort(g->vocabulary.begin(), g->vocabulary.end());
+  for (const std::string& v : g->vocabulary) {
+    if (g->vocabulary_by_length.size() <= v.size()) g->vocabulary_by_length.resize(v.size() + 1);
+    g->vocabulary_by_length[v.size()].push_back(v);
+  }
+  for (const std::string& w : g->glue_words) g->longest_glue_word = std::max(g->longest_glue_word, w.size());
   return g;
 }
 
@@ -610,11 +617,10 @@ std::optional<std::string> SigParser::ParseRoute(std::string_view s) const {
 // ---------------------------------------------------------------- vocabulary
 
 bool SigParser::IsSigWord(std::string_view word) const {
-  std::string w(word);
-  return grammar_.vocabulary_set.count(w) > 0 || grammar_.glue_pieces.count(w) > 0;
+  return grammar_.vocabulary_set.count(word) > 0 || grammar_.glue_pieces.count(word) > 0;
 }
 
-bool SigParser::IsGluePiece(std::string_view word) const { return grammar_.glue_words.count(std::string(word)) > 0; }
+bool SigParser::IsGluePiece(std::string_view word) const { return grammar_.glue_words.count(word) > 0; }
 
 bool SigParser::IsSigAbbreviation(const std::vector<Token>& toks, size_t k) const {
   if (k >= toks.size() || toks[k].kind != TokenKind::kWord) return false;
@@ -629,22 +635,25 @@ bool SigParser::IsDoseVerb(const Token& t) const {
 
 std::string SigParser::CorrectSpelling(std::string_view word) const {
   if (!AllLetters(word) || word.size() < grammar_.min_typo_length || IsSigWord(word)) return {};
+  // A typo of a word of five letters or more is one edit away and at most one letter longer or
+  // shorter (words of five letters or more only); a shorter word's, one transposition.
   std::string found;
-  for (const std::string& v : grammar_.vocabulary) {
-    bool hit = word.size() >= 5 ? v.size() >= 5 && (v.size() > word.size() ? v.size() - word.size() : word.size() - v.size()) <= 1 &&
-                                      EditDistance(word, v, 1) == 1
-                                : OneTransposition(word, v);
-    if (!hit) continue;
-    if (!found.empty() && found != v) return {};  // two candidates: not a typo of either
-    found = v;
-  }
+  const size_t n = word.size();
+  const size_t lo = n >= 5 ? std::max<size_t>(5, n - 1) : n, hi = n >= 5 ? n + 1 : n;
+  for (size_t len = lo; len <= hi && len < grammar_.vocabulary_by_length.size(); ++len)
+    for (const std::string& v : grammar_.vocabulary_by_length[len]) {
+      bool hit = n >= 5 ? EditDistance(word, v, 1) == 1 : OneTransposition(word, v);
+      if (!hit) continue;
+      if (!found.empty() && found != v) return {};  // two candidates: not a typo of either
+      found = v;
+    }
   return found;
 }
 
 std::vector<std::string> SigParser::SplitGlued(std::string_view word) const {
   const size_t n = word.size();
   if (!AllLetters(word) || n < 4 || n > 40 || IsSigWord(word)) return {};
-  auto known = [&](std::string_view p) { return grammar_.glue_words.count(std::string(p)) > 0; };
+  auto known = [&](std::string_view p) { return grammar_.glue_words.count(p) > 0; };
   // Fewest known pieces covering w[b, e) with at least one strong piece; empty when impossible.
   auto cover = [&](size_t b, size_t e) -> std::vector<std::string> {
     const size_t m = e - b;
@@ -652,10 +661,10 @@ std::vector<std::string> SigParser::SplitGlued(std::string_view word) const {
     best[0] = 0;
     for (size_t i = 0; i < m; ++i) {
       if (best[i] < 0) continue;
-      for (size_t j = i + 1; j <= m; ++j) {
+      for (size_t j = i + 1; j <= m && j - i <= grammar_.longest_glue_word; ++j) {  // no longer piece is known
         std::string_view p = word.substr(b + i, j - i);
         if (!known(p)) continue;
-        int s = strong[i] + (grammar_.strong.count(std::string(p)) ? 1 : 0);
+        int s = strong[i] + (grammar_.strong.count(p) ? 1 : 0);
         if (best[j] < 0 || best[i] + 1 < best[j] || (best[i] + 1 == best[j] && s > strong[j])) {
           best[j] = best[i] + 1;
           from[j] = static_cast<int>(i);

@@ -23,6 +23,7 @@ using Words = std::vector<std::string>;
 struct Binding {
   std::vector<Words> med_headings, sig_line_phrases, coordinators, singular_verbs;
   std::unordered_set<std::string> inactive_heading_words, sig_line_words, glue;
+  StringSet med_heading_names;  // med_headings, words joined by single spaces
   size_t max_indication_words = 3;
 };
 
@@ -42,6 +43,11 @@ const Binding& DefaultBinding() {
     Binding b;
     YAML::Node y = YAML::Load(std::string(embedded_file("corpus/rules/binding.yaml")));
     b.med_headings = PhraseList(y, "med_list_headings");
+    for (const Words& h : b.med_headings) {
+      std::string p;
+      for (const std::string& w : h) p += (p.empty() ? "" : " ") + w;
+      b.med_heading_names.insert(std::move(p));
+    }
     b.coordinators = PhraseList(y, "coordinators");
     b.singular_verbs = PhraseList(y, "singular_verbs");
     for (const Words& w : PhraseList(y, "inactive_heading_words")) b.inactive_heading_words.insert(w.front());
@@ -334,12 +340,7 @@ void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const Rul
     bool alone = k == l.end && words >= 1 && words <= 4;
     std::string joined;
     for (const std::string& w : heading) joined += (joined.empty() ? "" : " ") + w;
-    bool med = false;
-    for (const Words& h : b.med_headings) {
-      std::string p;
-      for (const std::string& w : h) p += (p.empty() ? "" : " ") + w;
-      if (p == joined) med = true;
-    }
+    bool med = b.med_heading_names.count(joined) > 0;
     bool allergy = std::any_of(heading.begin(), heading.end(), [&](const std::string& w) { return cue_words.count(w) > 0; });
     bool inactive = std::any_of(heading.begin(), heading.end(), [&](const std::string& w) { return b.inactive_heading_words.count(w) > 0; });
     bool is_heading = colon || (alone && (all_caps || med || (allergy && words <= 3)));

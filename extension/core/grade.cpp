@@ -8,7 +8,7 @@ using nlohmann::json;
 PreparedTrial::PreparedTrial(Trial trial, const Rules& rules, const Terminology& terminology,
                              const AssertionAnalyzer& assertion)
     : trial_(std::move(trial)), kind_(KindOf(trial_)), env_{rules, terminology, assertion},
-      body_(kind_.Prepare(trial_, env_)) {}
+      body_(kind_.Prepare(trial_, env_)), ground_truth_(GroundTruthJson(trial_)) {}
 
 json Grade(const PreparedTrial& p, std::string_view output, const std::string& corpus_hash, DrugValidator& validator) {
   const Trial& trial = p.trial();
@@ -35,7 +35,7 @@ json Grade(const PreparedTrial& p, std::string_view output, const std::string& c
   envelope["critical_errors"] = std::move(critical);
   json result = p.kind().Render(trial, *outcome);
   for (auto& [key, value] : envelope.items()) result[key] = std::move(value);
-  result["ground_truth"] = GroundTruthJson(trial);
+  result["ground_truth"] = p.ground_truth();
   return result;
 }
 

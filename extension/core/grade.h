@@ -36,12 +36,15 @@ class PreparedTrial {
   const Kind& kind() const { return kind_; }
   const PreparedBody& body() const { return *body_; }
   const Rules& rules() const { return env_.rules; }
+  // GroundTruthJson(trial()), built once: every result publishes it.
+  const nlohmann::json& ground_truth() const { return ground_truth_; }
 
  private:
   const Trial trial_;
   const Kind& kind_;
   const Environment env_;
   std::shared_ptr<const PreparedBody> body_;
+  const nlohmann::json ground_truth_;
 };
 
 // Grades an output. Never throws for any output text (an empty text grades as an empty output).

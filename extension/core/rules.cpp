@@ -75,7 +75,11 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
   if (p.words.empty()) return;
   int index = static_cast<int>(patterns_.size());
   if (p.words[0].slot) slot_first_.push_back(index);
-  else by_first_[HashWord(p.words[0].exact_case ? Lower(p.words[0].text) : p.words[0].text)].push_back(index);
+  else {
+    uint64_t h = HashWord(p.words[0].exact_case ? Lower(p.words[0].text) : p.words[0].text);
+    by_first_[h].push_back(index);
+    first_bits_[(h >> 6) & 63] |= uint64_t{1} << (h & 63);
+  }
   patterns_.push_back(std::move(p));
 }
 
@@ -152,12 +156,16 @@ std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& tok
   // Tokens made outside Tokenize() (tests) may lack hashes.
   uint64_t norm_hash = t.norm_hash ? t.norm_hash : HashWord(t.norm);
   uint64_t key = t.kind == TokenKind::kWord && fold_ ? (t.folded_hash ? t.folded_hash : HashWord(t.folded)) : norm_hash;
-  if (auto it = by_first_.find(key); it != by_first_.end())
-    for (int index : it->second) try_pattern(index);
-  if (fold_ && key != norm_hash)
+  if (MayStart(key))
+    if (auto it = by_first_.find(key); it != by_first_.end())
+      for (int index : it->second) try_pattern(index);
+  if (fold_ && key != norm_hash && MayStart(norm_hash))
     if (auto it = by_first_.find(norm_hash); it != by_first_.end())
       for (int index : it->second) try_pattern(index);
-  for (int index : slot_first_) try_pattern(index);
+  // a pattern that opens with a number slot needs a number or a number word at k
+  if (!slot_first_.empty() && k < limit &&
+      (t.kind == TokenKind::kNumber || (t.kind == TokenKind::kWord && number_words_.count(t.norm))))
+    for (int index : slot_first_) try_pattern(index);
   return best;
 }
 

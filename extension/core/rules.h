@@ -5,6 +5,7 @@
 // extractor and grader use, and hands the same data to the methodology endpoint.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -56,6 +57,10 @@ class PhraseMatcher {
   bool fold_;
   std::vector<Pattern> patterns_;
   std::unordered_map<uint64_t, std::vector<int>> by_first_;  // HashWord(first word) -> pattern indexes
+  // One bit per HashWord(first word) mod 4096: most tokens start no pattern, and the bit says so
+  // before the map is searched.
+  std::array<uint64_t, 64> first_bits_{};
+  bool MayStart(uint64_t hash) const { return (first_bits_[(hash >> 6) & 63] >> (hash & 63)) & 1; }
   std::vector<int> slot_first_;
   std::unordered_map<std::string, double> number_words_;
 };

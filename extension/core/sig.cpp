@@ -19,16 +19,20 @@ namespace scribe {
 
 // The combination rules of sig_grammar.yaml, resolved against one Rules object.
 struct SigGrammar {
-  std::unordered_map<std::string, double> quantity_words;
-  std::unordered_set<std::string> dose_verbs, multiplied_counts, glue_pieces;
-  std::unordered_map<std::string, std::string> per_count;  // denominator token -> count unit
+  StringMap<double> quantity_words;
+  StringSet dose_verbs, multiplied_counts, glue_pieces;
+  StringMap<std::string> per_count;  // denominator token -> count unit
   std::vector<std::string> slot_of_rule;                   // frequency rule id -> time of day, or ""
-  std::unordered_map<std::string, std::string> verb_routes;
-  std::unordered_set<std::string> limit_words, dispense_words, step_words;
-  std::unordered_map<std::string, int> weekdays;
+  StringMap<std::string> verb_routes;
+  StringSet limit_words, dispense_words, step_words;
+  StringMap<int> weekdays;
   std::vector<std::string> vocabulary;                     // sig words for spelling tolerance, sorted
-  std::unordered_set<std::string> vocabulary_set;
-  std::unordered_set<std::string> glue_words, strong;      // pieces of glued words; strong: of the unit/frequency/route tables
+  // vocabulary indexes by each word and each of its one-letter deletions: two words one edit
+  // (or one transposition) apart share one of these
+  StringMap<std::vector<uint32_t>> vocabulary_deletes;
+  StringSet vocabulary_set;
+  StringSet glue_words, strong;      // pieces of glued words; strong: of the unit/frequency/route tables
+  size_t longest_glue_word = 0;
   size_t min_typo_length = 3;
 };
 
@@ -42,6 +46,15 @@ bool AllLetters(std::string_view w) {
   for (char c : w)
     if (!(c >= 'a' && c <= 'z')) return false;
   return !w.empty();
+}
+
+// A word and every word one deleted letter shorter.
+std::vector<std::string> OneDeletions(std::string_view w) {
+  std::vector<std::string> out;
+  out.reserve(w.size() + 1);
+  out.emplace_back(w);
+  for (size_t i = 0; i < w.size(); ++i) out.push_back(std::string(w.substr(0, i)).append(w.substr(i + 1)));
+  return out;
 }
 
 std::vector<std::string> YamlList(const YAML::Node& root, const char* key) {
@@ -107,6 +120,12 @@ std::unique_ptr<SigGrammar> BuildGrammar(const Rules& rules, std::string_view ya
   for (const std::string& w : YamlList(y, "weak_pieces")) g->strong.erase(w);
   g->vocabulary.assign(g->vocabulary_set.begin(), g->vocabulary_set.end());
   std::sort(g->vocabulary.begin(), g->vocabulary.end());
+  for (uint32_t i = 0; i < g->vocabulary.size(); ++i)
+    for (const std::string& d : OneDeletions(g->vocabulary[i])) {
+      auto& ids = g->vocabulary_deletes[d];
+      if (ids.empty() || ids.back() != i) ids.push_back(i);
+    }
+  for (const std::string& w : g->glue_words) g->longest_glue_word = std::max(g->longest_glue_word, w.size());
   return g;
 }
 
@@ -610,11 +629,10 @@ std::optional<std::string> SigParser::ParseRoute(std::string_view s) const {
 // ---------------------------------------------------------------- vocabulary
 
 bool SigParser::IsSigWord(std::string_view word) const {
-  std::string w(word);
-  return grammar_.vocabulary_set.count(w) > 0 || grammar_.glue_pieces.count(w) > 0;
+  return grammar_.vocabulary_set.count(word) > 0 || grammar_.glue_pieces.count(word) > 0;
 }
 
-bool SigParser::IsGluePiece(std::string_view word) const { return grammar_.glue_words.count(std::string(word)) > 0; }
+bool SigParser::IsGluePiece(std::string_view word) const { return grammar_.glue_words.count(word) > 0; }
 
 bool SigParser::IsSigAbbreviation(const std::vector<Token>& toks, size_t k) const {
   if (k >= toks.size() || toks[k].kind != TokenKind::kWord) return false;
@@ -629,11 +647,20 @@ bool SigParser::IsDoseVerb(const Token& t) const {
 
 std::string SigParser::CorrectSpelling(std::string_view word) const {
   if (!AllLetters(word) || word.size() < grammar_.min_typo_length || IsSigWord(word)) return {};
+  // Candidates share the word or one of its one-letter deletions; each is then judged as a typo:
+  // one edit away for words of five letters or more, one transposition for shorter ones.
+  const size_t n = word.size();
+  std::vector<uint32_t> candidates;
+  for (const std::string& d : OneDeletions(word))
+    if (auto it = grammar_.vocabulary_deletes.find(d); it != grammar_.vocabulary_deletes.end())
+      candidates.insert(candidates.end(), it->second.begin(), it->second.end());
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   std::string found;
-  for (const std::string& v : grammar_.vocabulary) {
-    bool hit = word.size() >= 5 ? v.size() >= 5 && (v.size() > word.size() ? v.size() - word.size() : word.size() - v.size()) <= 1 &&
-                                      EditDistance(word, v, 1) == 1
-                                : OneTransposition(word, v);
+  for (uint32_t id : candidates) {
+    const std::string& v = grammar_.vocabulary[id];
+    bool hit = n >= 5 ? v.size() >= 5 && (v.size() > n ? v.size() - n : n - v.size()) <= 1 && EditDistance(word, v, 1) == 1
+                      : OneTransposition(word, v);
     if (!hit) continue;
     if (!found.empty() && found != v) return {};  // two candidates: not a typo of either
     found = v;
@@ -644,7 +671,14 @@ std::string SigParser::CorrectSpelling(std::string_view word) const {
 std::vector<std::string> SigParser::SplitGlued(std::string_view word) const {
   const size_t n = word.size();
   if (!AllLetters(word) || n < 4 || n > 40 || IsSigWord(word)) return {};
-  auto known = [&](std::string_view p) { return grammar_.glue_words.count(std::string(p)) > 0; };
+  // piece[p * (longest + 1) + len]: 1 when word[p, p + len) is a glue word, 3 when also a strong one
+  const size_t longest = std::min(grammar_.longest_glue_word, n);
+  std::vector<uint8_t> piece(n * (longest + 1), 0);
+  for (size_t p = 0; p < n; ++p)
+    for (size_t len = 1; len <= longest && p + len <= n; ++len) {
+      std::string_view s = word.substr(p, len);
+      if (grammar_.glue_words.count(s)) piece[p * (longest + 1) + len] = grammar_.strong.count(s) ? 3 : 1;
+    }
   // Fewest known pieces covering w[b, e) with at least one strong piece; empty when impossible.
   auto cover = [&](size_t b, size_t e) -> std::vector<std::string> {
     const size_t m = e - b;
@@ -652,10 +686,10 @@ std::vector<std::string> SigParser::SplitGlued(std::string_view word) const {
     best[0] = 0;
     for (size_t i = 0; i < m; ++i) {
       if (best[i] < 0) continue;
-      for (size_t j = i + 1; j <= m; ++j) {
-        std::string_view p = word.substr(b + i, j - i);
-        if (!known(p)) continue;
-        int s = strong[i] + (grammar_.strong.count(std::string(p)) ? 1 : 0);
+      for (size_t j = i + 1; j <= m && j - i <= longest; ++j) {  // no longer piece is known
+        uint8_t f = piece[(b + i) * (longest + 1) + (j - i)];
+        if (!f) continue;
+        int s = strong[i] + ((f & 2) ? 1 : 0);
         if (best[j] < 0 || best[i] + 1 < best[j] || (best[i] + 1 == best[j] && s > strong[j])) {
           best[j] = best[i] + 1;
           from[j] = static_cast<int>(i);

@@ -188,9 +188,8 @@ Terminology Terminology::Load(std::string_view concepts_tsv, std::string_view sy
   t.known_words_blob_ = std::string(english_words);
   ReadLines(t.known_words_blob_, [&](int, std::string_view line) {
     line = Trim(line);
-    if (!line.empty() && line.front() != '#') t.known_words_.push_back(line);
+    if (!line.empty() && line.front() != '#') t.known_words_.insert(line);
   });
-  std::sort(t.known_words_.begin(), t.known_words_.end());
   ReadLines(ambiguous_brands, [&](int, std::string_view line) {
     line = Trim(line);
     if (!line.empty() && line.front() != '#') t.ambiguous_.insert(NormalizePhrase(line));
@@ -307,30 +306,32 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
   if (first.kind != TokenKind::kWord) return std::nullopt;
   auto fw = first_words_.find(first.norm);
   if (fw != first_words_.end()) {
-    // gather up to fw->second words (hyphens skipped, other punctuation stops)
-    std::vector<size_t> idx;
+    // gather up to fw->second words (hyphens skipped, other punctuation stops); ends[n - 1] is
+    // where the joined name of n words ends in `joined`, idx[n - 1] its last token
+    size_t idx[kMaxNameWords + 1], ends[kMaxNameWords + 1];
+    size_t words = 0;
     std::string joined;
-    std::vector<std::string> prefixes;
-    for (size_t p = k; p < limit && idx.size() < fw->second; ++p) {
+    for (size_t p = k; p < limit && words < fw->second && words <= kMaxNameWords; ++p) {
       const Token& t = toks[p];
       if (t.kind == TokenKind::kPunct) {
-        if (t.norm == "-" && !idx.empty()) continue;
+        if (t.norm == "-" && words > 0) continue;
         break;
       }
       if (!joined.empty()) joined += ' ';
       joined += t.norm;
-      idx.push_back(p);
-      prefixes.push_back(joined);
+      idx[words] = p;
+      ends[words] = joined.size();
+      ++words;
     }
-    for (size_t n = prefixes.size(); n > 0; --n) {
-      auto it = by_name_.find(prefixes[n - 1]);
+    for (size_t n = words; n > 0; --n) {
+      std::string_view name = std::string_view(joined).substr(0, ends[n - 1]);
+      auto it = by_name_.find(name);
       if (it == by_name_.end()) continue;
       size_t end = idx[n - 1] + 1;
       const Concept& c = concepts_[it->second.front()];
-      if (c.tty == "BN" && std::count_if(prefixes[n - 1].begin(), prefixes[n - 1].end(),
-                                         [](char ch) { return ch >= 'a' && ch <= 'z'; }) < 3)
+      if (c.tty == "BN" && std::count_if(name.begin(), name.end(), [](char ch) { return ch >= 'a' && ch <= 'z'; }) < 3)
         continue;
-      if (ambiguous_.count(prefixes[n - 1])) {
+      if (ambiguous_.count(name)) {
         // An everyday word ("Today", "iron"): only a drug when a dose follows it directly.
         bool dose_follows = end < limit && toks[end].kind == TokenKind::kNumber;
         if (!dose_follows) continue;
@@ -516,11 +517,11 @@ const IngredientInfo* Terminology::Ingredient(const std::string& rxcui) const {
 }
 
 bool Terminology::IsKnownWord(std::string_view w) const {
-  return std::binary_search(known_words_.begin(), known_words_.end(), w);
+  return known_words_.count(w) > 0;
 }
 
 bool Terminology::IsNonRxnormSubstance(std::string_view normalized) const {
-  return non_rxnorm_.count(std::string(normalized)) > 0;
+  return non_rxnorm_.count(normalized) > 0;
 }
 
 const Terminology& DefaultTerminology() {

@@ -123,8 +123,8 @@ class Terminology {
   void BuildApproximateIndex();
 
   std::vector<Concept> concepts_;
-  std::unordered_map<std::string, std::vector<uint32_t>> by_name_;  // normalised name -> concepts
-  std::unordered_map<std::string, uint8_t> first_words_;            // first word -> longest name (words)
+  StringMap<std::vector<uint32_t>> by_name_;                        // normalised name -> concepts
+  StringMap<uint8_t> first_words_;                                  // first word -> longest name (words)
   std::unordered_map<std::string, IngredientInfo> ingredients_;     // IN rxcui -> info
   std::unordered_map<std::string, std::string> canonical_;          // IN rxcui -> canonical IN rxcui
   std::unordered_map<std::string, std::string> display_;            // canonical IN rxcui -> comparison name
@@ -133,9 +133,9 @@ class Terminology {
   std::unordered_map<std::string, size_t> class_by_name_;           // NormalizePhrase(name or id) -> class
   // The single IN rxcui a name resolves to by exact or synonym lookup, or empty.
   std::string ExactIngredient(std::string_view name) const;
-  std::unordered_set<std::string> ambiguous_, non_rxnorm_, noise_;
+  StringSet ambiguous_, non_rxnorm_, noise_;
   std::string known_words_blob_;                                    // english_words.txt, owned
-  std::vector<std::string_view> known_words_;                       // views into the blob, sorted
+  std::unordered_set<std::string_view> known_words_;                // views into the blob
   // Approximate index (sorted deletes), built on first use: start-up stays cheap.
   struct ApproximateIndex {
     std::once_flag once;

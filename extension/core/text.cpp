@@ -223,8 +223,16 @@ std::vector<Token> Tokenize(std::string_view text) {
       ++k;
     }
   }
+  // a text repeats its words: each distinct word is folded once
+  std::unordered_map<std::string_view, std::string> folded_of;
   for (Token& t : joined) {
-    t.folded = t.kind == TokenKind::kWord ? FoldWord(t.norm) : t.norm;
+    if (t.kind == TokenKind::kWord) {
+      auto it = folded_of.find(t.norm);
+      if (it == folded_of.end()) it = folded_of.emplace(t.norm, FoldWord(t.norm)).first;
+      t.folded = it->second;
+    } else {
+      t.folded = t.norm;
+    }
     t.norm_hash = HashWord(t.norm);
     t.folded_hash = t.folded == t.norm ? t.norm_hash : HashWord(t.folded);
   }

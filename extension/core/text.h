@@ -7,8 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace scribe {
@@ -38,6 +41,17 @@ struct TokenizedText {
   std::vector<uint32_t> sentence_begin;  // sentence number -> first token
   std::vector<uint32_t> sentence_end;    // sentence number -> one past last token
 };
+
+// Hash and equality for string-keyed containers that look up by std::string_view without building
+// a std::string (heterogeneous lookup). Hashes as std::hash<std::string> does, so a container's
+// iteration order is the same as with the default hash.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+template <class V>
+using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 // Splits text into tokens. Letter–digit runs split ("50mg" -> 50, mg), dotted abbreviations
 // join ("b.i.d." -> "bid"), "1,000" and "0.5" are single numbers.

@@ -1102,6 +1102,23 @@ class EdgeCache(unittest.TestCase):
         again = self.badge("Etag Vendor", {"If-None-Match": etag})
         self.assertEqual((again.status, again.body, again.headers["x-cache"]), (404, first.body, "HIT"))
 
+    def test_the_last_good_answer_is_served_while_the_program_is_unreachable(self):
+        good, _ = edge_fresh(self, lambda: stack.request("GET", "/api/leaderboard"),
+                             lambda r: r.headers.get("x-cache") == "HIT", within=1.5)
+        time.sleep(1.1)  # the entry has expired
+        away = stack.read_socket_path() + ".away"
+        os.rename(stack.read_socket_path(), away)  # nginx can no longer reach the read workers
+        try:
+            stale = stack.request("GET", "/api/leaderboard")
+            self.assertEqual((stale.status, stale.headers.get("x-cache"), stale.body), (200, "STALE", good.body))
+            health = stack.request("GET", "/health")  # never kept: the outage shows
+            self.assertEqual((health.status, health.json()["error"]["code"]), (503, "unavailable"))
+        finally:
+            os.rename(away, stack.read_socket_path())
+        fresh, _ = edge_fresh(self, lambda: stack.request("GET", "/api/leaderboard"),
+                              lambda r: r.headers.get("x-cache") in ("EXPIRED", "MISS", "HIT"), within=1.5)
+        self.assertEqual(fresh.status, 200)
+
     def test_what_is_not_kept(self):
         # Health, stored submissions, vendor pages and submits always reach the program, and so
         # does any request carrying credentials.

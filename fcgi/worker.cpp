@@ -35,6 +35,7 @@ namespace scribe::http {
 namespace {
 
 std::atomic<int> g_stop{0};
+std::atomic<int> g_failed{0};  // a request thread could not accept: exit 1
 
 std::string Param(FCGX_Request& req, const char* name) {
   const char* v = FCGX_GetParam(name, req.envp);
@@ -99,7 +100,10 @@ void Serve(const WorkerOptions& options, Database& db, Committer* committer, std
       if (g_stop) break;
       if (errno == EINTR) continue;
       std::fprintf(stderr, "scribe-fcgi[%d]: accept failed: %s\n", static_cast<int>(getpid()), std::strerror(errno));
+      // The worker cannot serve: end it (status 1) and let the supervisor start another.
+      g_failed = 1;
       g_stop = 1;
+      kill(getpid(), SIGTERM);
       break;
     }
     busy_since_ms = MonotonicMs();
@@ -205,7 +209,7 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
                  static_cast<unsigned long long>(committer->Stored()), static_cast<unsigned long long>(committer->Commits()));
   committer.reset();  // stores what is queued (nothing: every waiter has returned)
   dbs.clear();
-  return 0;
+  return g_failed ? 1 : 0;
 }
 
 }  // namespace scribe::http

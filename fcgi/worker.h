@@ -25,7 +25,8 @@ struct WorkerOptions {
 // request first). Each thread has its own connections; submissions are stored by the process's
 // one Committer (group commit, committer.h). Each request runs inside an exception firewall;
 // its start time is published in its thread's entry of `slot` for the watchdog. Returns the
-// process exit status: 0 after a clean stop, 2 when the database cannot be opened.
+// process exit status: 0 after a clean stop, 1 when accepting failed, 2 when the database cannot
+// be opened.
 int RunWorker(const WorkerOptions& options, WorkerSlot& slot);
 
 }  // namespace scribe::http

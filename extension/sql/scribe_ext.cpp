@@ -6,6 +6,13 @@
 // (SQLite's guidance: pure functions DETERMINISTIC|INNOCUOUS; anything touching tables,
 // network or files DIRECTONLY and never DETERMINISTIC). Every return code is checked and a
 // failure is reported through pzErrMsg. On load the schema is migrated (sql/schema.sql).
+//
+// A second entry point, sqlite3_scribe_functions_init, registers the deterministic functions
+// and aggregates alone: no connection state, no migration, no table, no network. It is for
+// connections the extension must not change (a replicated store's, where the schema is
+// published as plain SQL; an analyst's read-only copy):
+//
+//   sqlite3 copy.db ".load build/scribe sqlite3_scribe_functions_init" "select scribe_vendor_key('ＡＣＭＥ')"
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
@@ -135,4 +142,13 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_scribe_init(sqlite
                                                                           const sqlite3_api_routines* pApi) {
   SQLITE_EXTENSION_INIT2(pApi);
   return scribe::sql::Init(db, pzErrMsg);
+}
+
+extern "C" __attribute__((visibility("default"))) int sqlite3_scribe_functions_init(sqlite3* db, char** pzErrMsg,
+                                                                                    const sqlite3_api_routines* pApi) {
+  SQLITE_EXTENSION_INIT2(pApi);
+  int rc = scribe::sql::RegisterPureFunctions(db);
+  if (rc != SQLITE_OK && pzErrMsg)
+    *pzErrMsg = sqlite3_mprintf("scribe: cannot register the pure functions: %s", sqlite3_errstr(rc));
+  return rc;
 }

@@ -75,7 +75,8 @@ std::string FormatUtcMillis(std::int64_t ms) {
   return buf;
 }
 
-// A failure to put data on disk: the submission was not stored through no fault of its own.
+// The error code of a failure to put data on disk (IsStorageError, database.h): the submission
+// was not stored through no fault of its own.
 const char* StorageErrorCode(int code) { return (code & 0xFF) == SQLITE_FULL ? "storage_full" : "storage_error"; }
 
 // The answer to an abandoned submission (nginx has usually answered or closed already).

@@ -217,8 +217,8 @@ struct TrialCache {
 };
 
 TrialCache& ProcessTrials() {
-  static TrialCache* cache = new TrialCache();  // never destroyed: connections may close at exit
-  return *cache;
+  static TrialCache cache;  // destroyed at exit (or when the extension is unloaded)
+  return cache;
 }
 
 std::shared_ptr<const PreparedTrial> Lookup(TrialCache& cache, const std::string& id, const std::string& version_hash,

@@ -55,6 +55,22 @@ class CommitterTest : public ::testing::Test {
     return out;
   }
 
+  // A second connection holding the write lock (BEGIN IMMEDIATE), or nullptr; and its release.
+  sqlite3* HoldWriteLock() const {
+    sqlite3* db = nullptr;
+    if (sqlite3_open(path_.c_str(), &db) != SQLITE_OK ||
+        sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+      sqlite3_close(db);
+      return nullptr;
+    }
+    return db;
+  }
+  static bool ReleaseWriteLock(sqlite3* db) {
+    bool ok = sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(db);
+    return ok;
+  }
+
   fs::path dir_;
   std::string path_;
   std::string result_;
@@ -85,9 +101,8 @@ TEST_F(CommitterTest, EverySubmissionOfManyThreadsIsStoredOnceWithItsOwnId) {
 }
 
 TEST_F(CommitterTest, WhatQueuesBehindAHeldLockIsCommittedInOneTransaction) {
-  sqlite3* holder = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &holder), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3* holder = HoldWriteLock();
+  ASSERT_NE(holder, nullptr);
   Committer committer(path_, "full");
   std::vector<StoreOutcome> outcomes(9);
   std::vector<std::thread> threads;
@@ -98,8 +113,7 @@ TEST_F(CommitterTest, WhatQueuesBehindAHeldLockIsCommittedInOneTransaction) {
     threads.emplace_back([&, i] { outcomes[i] = committer.Store(Pending("Queue", "note " + std::to_string(i))); });
   usleep(300 * 1000);
   EXPECT_EQ(committer.Commits(), 0u);
-  ASSERT_EQ(sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(holder);
+  ASSERT_TRUE(ReleaseWriteLock(holder));
   for (auto& t : threads) t.join();
   for (const auto& o : outcomes) EXPECT_EQ(o.status, StoreOutcome::kStored) << o.message;
   EXPECT_EQ(committer.Stored(), 9u);
@@ -108,9 +122,8 @@ TEST_F(CommitterTest, WhatQueuesBehindAHeldLockIsCommittedInOneTransaction) {
 }
 
 TEST_F(CommitterTest, ABadSubmissionFailsAloneAndAnAbandonedOneIsNotStored) {
-  sqlite3* holder = nullptr;
-  ASSERT_EQ(sqlite3_open(path_.c_str(), &holder), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3* holder = HoldWriteLock();
+  ASSERT_NE(holder, nullptr);
   Committer committer(path_, "full");
   StoreOutcome blocker, good, bad, gone;
   std::thread t0([&] { blocker = committer.Store(Pending("Mixed", "blocker")); });
@@ -121,8 +134,7 @@ TEST_F(CommitterTest, ABadSubmissionFailsAloneAndAnAbandonedOneIsNotStored) {
     gone = committer.Store(PendingSubmission{"Mixed", "gone", result_, [] { return std::string("the client has gone"); }});
   });
   usleep(300 * 1000);
-  ASSERT_EQ(sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(holder);
+  ASSERT_TRUE(ReleaseWriteLock(holder));
   for (std::thread* t : {&t0, &t1, &t2, &t3}) t->join();
   EXPECT_EQ(blocker.status, StoreOutcome::kStored);
   EXPECT_EQ(good.status, StoreOutcome::kStored);

@@ -119,7 +119,7 @@ bool AllLetters(std::string_view w) {
 // A word that could be an (unknown) drug name when a dose follows it.
 bool PhantomCandidate(const Token& t, const Terminology& terminology) {
   return t.kind == TokenKind::kWord && t.norm.size() >= 4 && AllLetters(t.norm) && !t.all_caps &&
-         !terminology.IsKnownWord(t.norm) && !terminology.IsNonRxnormSubstance(t.norm);
+         !terminology.IsKnownWord(t) && !terminology.IsNonRxnormSubstance(t.norm);
 }
 
 // "potassium 4.1", "glucose 180 mg/dL", "drinks water", "serum lithium level": a measurement
@@ -181,17 +181,29 @@ Token Piece(const Token& t, size_t offset, std::string norm, bool first) {
 // A numeral repeated as a word ("every 6 six hours", "take 1 one tablet") reads once.
 void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& sig, const Terminology& terminology) {
   std::vector<Token>& toks = text.tokens;
+  // Most texts need no repair: the tokens are copied into `out` only from the first change on.
   std::vector<Token> out;
   std::vector<uint32_t> sentence_of;
-  std::vector<size_t> new_index(toks.size() + 1, 0);
+  std::vector<size_t> new_index;
   bool changed = false;
+  auto change_at = [&](size_t k) {
+    if (changed) return;
+    changed = true;
+    out.reserve(toks.size() + 16);
+    out.assign(toks.begin(), toks.begin() + static_cast<std::ptrdiff_t>(k));
+    sentence_of.reserve(toks.size() + 16);
+    sentence_of.assign(text.sentence_of.begin(), text.sentence_of.begin() + static_cast<std::ptrdiff_t>(k));
+    new_index.resize(toks.size() + 1, 0);
+    for (size_t i = 0; i <= k; ++i) new_index[i] = i;
+  };
   for (size_t k = 0; k < toks.size(); ++k) {
-    new_index[k] = out.size();
+    if (changed) new_index[k] = out.size();
     const Token& t = toks[k];
     // "T.I.D", "Q.O.D": the tokenizer joins "T.I." and leaves "D"; the whole is one sig word
     if (t.kind == TokenKind::kWord && t.raw.find('.') != std::string_view::npos && k + 1 < toks.size() &&
         toks[k + 1].kind == TokenKind::kWord && toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end &&
         sig.IsSigWord(t.norm + toks[k + 1].norm)) {
+      change_at(k);
       Token joined = t;
       joined.norm = t.norm + toks[k + 1].norm;
       joined.folded = FoldPlural(joined.norm);
@@ -205,7 +217,6 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
       sentence_of.push_back(text.sentence_of[k]);
       new_index[k + 1] = out.size() - 1;
       ++k;
-      changed = true;
       continue;
     }
     if (t.kind == TokenKind::kWord && k > 0 && toks[k - 1].kind == TokenKind::kNumber && !(k > 1 && IsPunct(toks[k - 2], "/")) &&
@@ -213,12 +224,12 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
         t.norm != "twice" && t.norm != "single") {
       auto w = rules.number_words.find(t.norm);
       if (w != rules.number_words.end() && w->second == toks[k - 1].number && w->second >= 1) {
-        changed = true;
+        change_at(k);
         continue;
       }
     }
     bool candidate = t.kind == TokenKind::kWord && t.norm.size() >= 3 && AllLetters(t.norm) &&
-                     (!t.capitalized || t.all_caps || t.line_start) && !terminology.IsKnownWord(t.norm) &&
+                     (!t.capitalized || t.all_caps || t.line_start) && !terminology.IsKnownWord(t) &&
                      !sig.IsSigWord(t.norm) && !terminology.IsNonRxnormSubstance(t.norm) &&
                      !terminology.MatchTokens(toks, k, k + 1);
     std::vector<std::string> pieces;
@@ -229,6 +240,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
       });
       if (!all_known) {
         if (std::string c = sig.CorrectSpelling(t.norm); !c.empty()) {
+          change_at(k);
           Token fixed = t;
           fixed.norm = c;
           fixed.folded = FoldPlural(c);
@@ -236,12 +248,12 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
           fixed.folded_hash = HashWord(fixed.folded);
           out.push_back(std::move(fixed));
           sentence_of.push_back(text.sentence_of[k]);
-          changed = true;
           continue;
         }
       }
     }
     if (pieces.size() >= 2) {
+      change_at(k);
       size_t offset = 0;
       for (size_t i = 0; i < pieces.size(); ++i) {
         size_t len = pieces[i].size();
@@ -249,9 +261,9 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
         sentence_of.push_back(text.sentence_of[k]);
         offset += len;
       }
-      changed = true;
       continue;
     }
+    if (!changed) continue;
     out.push_back(t);
     sentence_of.push_back(text.sentence_of[k]);
   }

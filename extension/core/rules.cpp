@@ -117,6 +117,20 @@ std::optional<size_t> PhraseMatcher::MatchSlot(const std::vector<Token>& toks, s
   return end;
 }
 
+std::pair<uint64_t, uint64_t> PhraseMatcher::FirstKeys(const Token& t) const {
+  // Tokens made outside Tokenize() (tests) may lack hashes.
+  uint64_t norm_hash = t.norm_hash ? t.norm_hash : HashWord(t.norm);
+  uint64_t key = t.kind == TokenKind::kWord && fold_ ? (t.folded_hash ? t.folded_hash : HashWord(t.folded)) : norm_hash;
+  return {key, norm_hash};
+}
+
+bool PhraseMatcher::MayStartAt(const Token& t) const {
+  auto [key, norm_hash] = FirstKeys(t);
+  if (MayStart(key) || (fold_ && key != norm_hash && MayStart(norm_hash))) return true;
+  return !slot_first_.empty() &&
+         (t.kind == TokenKind::kNumber || (t.kind == TokenKind::kWord && number_words_.count(t.norm)));
+}
+
 std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& toks, size_t k, size_t limit) const {
   if (k >= limit) return std::nullopt;
   std::optional<PatternMatch> best;
@@ -153,9 +167,7 @@ std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& tok
     if (!best || m.end > best->end) best = m;
   };
   const Token& t = toks[k];
-  // Tokens made outside Tokenize() (tests) may lack hashes.
-  uint64_t norm_hash = t.norm_hash ? t.norm_hash : HashWord(t.norm);
-  uint64_t key = t.kind == TokenKind::kWord && fold_ ? (t.folded_hash ? t.folded_hash : HashWord(t.folded)) : norm_hash;
+  auto [key, norm_hash] = FirstKeys(t);
   if (MayStart(key))
     if (auto it = by_first_.find(key); it != by_first_.end())
       for (int index : it->second) try_pattern(index);
@@ -172,6 +184,10 @@ std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& tok
 std::vector<PatternMatch> PhraseMatcher::FindAll(const std::vector<Token>& toks, size_t begin, size_t limit) const {
   std::vector<PatternMatch> out;
   for (size_t k = begin; k < limit;) {
+    if (!MayStartAt(toks[k])) {  // most tokens: what MatchAt would find, without calling it
+      ++k;
+      continue;
+    }
     if (auto m = MatchAt(toks, k, limit)) {
       out.push_back(*m);
       k = m->end;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "text.h"
@@ -61,6 +62,10 @@ class PhraseMatcher {
   // before the map is searched.
   std::array<uint64_t, 64> first_bits_{};
   bool MayStart(uint64_t hash) const { return (first_bits_[(hash >> 6) & 63] >> (hash & 63)) & 1; }
+  // The keys a token may start a pattern under: its folded word's hash (when folding) and its
+  // norm's. MayStartAt is false where MatchAt certainly finds nothing.
+  std::pair<uint64_t, uint64_t> FirstKeys(const Token& t) const;
+  bool MayStartAt(const Token& t) const;
   std::vector<int> slot_first_;
   std::unordered_map<std::string, double> number_words_;
 };

@@ -188,7 +188,7 @@ Terminology Terminology::Load(std::string_view concepts_tsv, std::string_view sy
   t.known_words_blob_ = std::string(english_words);
   ReadLines(t.known_words_blob_, [&](int, std::string_view line) {
     line = Trim(line);
-    if (!line.empty() && line.front() != '#') t.known_words_.insert(line);
+    if (!line.empty() && line.front() != '#') t.known_words_[line] = 1;
   });
   ReadLines(ambiguous_brands, [&](int, std::string_view line) {
     line = Trim(line);
@@ -304,14 +304,14 @@ std::optional<TermMatch> Terminology::Lookup(std::string_view term) const {
 std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks, size_t k, size_t limit) const {
   const Token& first = toks[k];
   if (first.kind != TokenKind::kWord) return std::nullopt;
-  auto fw = first_words_.find(first.norm);
-  if (fw != first_words_.end()) {
+  const uint8_t* longest = first_words_.find(first.norm, first.norm_hash ? first.norm_hash : HashWord(first.norm));
+  if (longest) {
     // gather up to fw->second words (hyphens skipped, other punctuation stops); ends[n - 1] is
     // where the joined name of n words ends in `joined`, idx[n - 1] its last token
     size_t idx[kMaxNameWords + 1], ends[kMaxNameWords + 1];
     size_t words = 0;
     std::string joined;
-    for (size_t p = k; p < limit && words < fw->second && words <= kMaxNameWords; ++p) {
+    for (size_t p = k; p < limit && words < *longest && words <= kMaxNameWords; ++p) {
       const Token& t = toks[p];
       if (t.kind == TokenKind::kPunct) {
         if (t.norm == "-" && words > 0) continue;
@@ -341,7 +341,7 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
     }
   }
   // Approximate: a word that is neither a drug, nor English, nor clinical vocabulary.
-  if (first.norm.size() >= kMinApproximateLength && !first.all_caps && !IsKnownWord(first.norm) &&
+  if (first.norm.size() >= kMinApproximateLength && !first.all_caps && !IsKnownWord(first) &&
       !IsNonRxnormSubstance(first.norm)) {
     if (auto m = Approximate(first.norm)) {
       m->token_count = 1;
@@ -516,8 +516,10 @@ const IngredientInfo* Terminology::Ingredient(const std::string& rxcui) const {
   return it == ingredients_.end() ? nullptr : &it->second;
 }
 
-bool Terminology::IsKnownWord(std::string_view w) const {
-  return known_words_.count(w) > 0;
+bool Terminology::IsKnownWord(std::string_view w) const { return known_words_.contains(w); }
+
+bool Terminology::IsKnownWord(const Token& t) const {
+  return known_words_.contains(t.norm, t.norm_hash ? t.norm_hash : HashWord(t.norm));
 }
 
 bool Terminology::IsNonRxnormSubstance(std::string_view normalized) const {

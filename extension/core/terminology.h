@@ -113,6 +113,7 @@ class Terminology {
   static bool IsClassKey(std::string_view key) { return key.substr(0, 6) == "class:"; }
 
   bool IsKnownWord(std::string_view lower_word) const;   // English or clinical word
+  bool IsKnownWord(const Token& word) const;              // the same, by the token's norm_hash
   bool IsNonRxnormSubstance(std::string_view normalized) const;
   const std::string& version() const { return version_; }
   const std::string& release_date() const { return release_date_; }
@@ -124,7 +125,7 @@ class Terminology {
 
   std::vector<Concept> concepts_;
   StringMap<std::vector<uint32_t>> by_name_;                        // normalised name -> concepts
-  StringMap<uint8_t> first_words_;                                  // first word -> longest name (words)
+  WordTable<uint8_t> first_words_;                                  // first word -> longest name (words)
   std::unordered_map<std::string, IngredientInfo> ingredients_;     // IN rxcui -> info
   std::unordered_map<std::string, std::string> canonical_;          // IN rxcui -> canonical IN rxcui
   std::unordered_map<std::string, std::string> display_;            // canonical IN rxcui -> comparison name
@@ -135,7 +136,7 @@ class Terminology {
   std::string ExactIngredient(std::string_view name) const;
   StringSet ambiguous_, non_rxnorm_, noise_;
   std::string known_words_blob_;                                    // english_words.txt, owned
-  std::unordered_set<std::string_view> known_words_;                // views into the blob
+  WordTable<char, std::string_view> known_words_;                   // views into the blob
   // Approximate index (sorted deletes), built on first use: start-up stays cheap.
   struct ApproximateIndex {
     std::once_flag once;

@@ -185,8 +185,8 @@ std::vector<Token> Tokenize(std::string_view text) {
 
   // Join dotted abbreviations: letter(s) "." letter(s) "." … with at least two letter groups
   // ("b.i.d.", "p.o.", "q.h.s.", "a.m.", "e.g."). Single-letter groups only, or two letters.
-  std::vector<Token> joined;
-  joined.reserve(out.size());
+  // In place: `w` trails `k`, and a joined group only reads tokens at or after `k`.
+  size_t w = 0;
   for (size_t k = 0; k < out.size();) {
     size_t j = k;
     std::string acc;
@@ -210,33 +210,48 @@ std::vector<Token> Tokenize(std::string_view text) {
       ++j;
     }
     if (groups >= 2) {
-      Token t = out[k];
+      Token t = std::move(out[k]);
       t.norm = acc;
       t.byte_end = out[j - 1].byte_end;
       t.char_end = out[j - 1].char_end;
       t.raw = text.substr(t.byte_begin, t.byte_end - t.byte_begin);
       t.all_caps = false;
-      joined.push_back(std::move(t));
+      out[w++] = std::move(t);
       k = j;
     } else {
-      joined.push_back(std::move(out[k]));
+      if (w != k) out[w] = std::move(out[k]);
+      ++w;
       ++k;
     }
   }
-  // a text repeats its words: each distinct word is folded once
-  std::unordered_map<std::string_view, std::string> folded_of;
-  for (Token& t : joined) {
-    if (t.kind == TokenKind::kWord) {
-      auto it = folded_of.find(t.norm);
-      if (it == folded_of.end()) it = folded_of.emplace(t.norm, FoldWord(t.norm)).first;
-      t.folded = it->second;
-    } else {
-      t.folded = t.norm;
-    }
+  out.resize(w);
+  // Texts repeat their words, and so do the texts a thread grades: each thread remembers the
+  // words it has folded (FoldWord is a pure function of the word), up to a bound.
+  constexpr size_t kFoldMemoWords = 1 << 16;
+  struct Folded {
+    std::string word;
+    uint64_t hash = 0;
+  };
+  thread_local WordTable<Folded> folded_of;
+  for (Token& t : out) {
     t.norm_hash = HashWord(t.norm);
-    t.folded_hash = t.folded == t.norm ? t.norm_hash : HashWord(t.folded);
+    if (t.kind != TokenKind::kWord) {
+      t.folded = t.norm;
+      t.folded_hash = t.norm_hash;
+      continue;
+    }
+    const Folded* f = folded_of.find(t.norm, t.norm_hash);
+    if (!f) {
+      if (folded_of.size() >= kFoldMemoWords) folded_of.clear();
+      Folded& slot = folded_of[t.norm];
+      slot.word = FoldWord(t.norm);
+      slot.hash = slot.word == t.norm ? t.norm_hash : HashWord(slot.word);
+      f = &slot;
+    }
+    t.folded = f->word;
+    t.folded_hash = f->hash;
   }
-  return joined;
+  return out;
 }
 
 TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abbreviations) {

@@ -97,6 +97,66 @@ size_t CodePointCount(std::string_view s);
 // FNV-1a hash of a word, as matchers index their first words.
 uint64_t HashWord(std::string_view s);
 
+// Words to values, keyed by HashWord() so that a token's precomputed norm_hash finds its entry
+// without hashing the word again: open addressing over a flat array of (hash, entry) slots, the
+// word itself compared only when the hashes are equal. Key is std::string, or std::string_view
+// when the words live elsewhere for the table's whole life.
+template <class V, class Key = std::string>
+class WordTable {
+ public:
+  const V* find(std::string_view word, uint64_t hash) const {
+    if (slots_.empty()) return nullptr;
+    for (size_t i = Home(hash);; i = (i + 1) & (slots_.size() - 1)) {
+      const Slot& s = slots_[i];
+      if (s.entry == 0) return nullptr;
+      if (s.hash == hash && entries_[s.entry - 1].first == word) return &entries_[s.entry - 1].second;
+    }
+  }
+  const V* find(std::string_view word) const { return find(word, HashWord(word)); }
+  bool contains(std::string_view word) const { return find(word) != nullptr; }
+  bool contains(std::string_view word, uint64_t hash) const { return find(word, hash) != nullptr; }
+
+  // The value stored for `word`, inserted as V() when absent.
+  V& operator[](std::string_view word) {
+    uint64_t hash = HashWord(word);
+    if (const V* v = find(word, hash)) return const_cast<V&>(*v);
+    if ((entries_.size() + 1) * 2 > slots_.size()) Grow();
+    entries_.emplace_back(Key(word), V());
+    size_t i = Home(hash);
+    while (slots_[i].entry != 0) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = Slot{hash, static_cast<uint32_t>(entries_.size())};
+    return entries_.back().second;
+  }
+  size_t size() const { return entries_.size(); }
+  void clear() {
+    slots_.clear();
+    entries_.clear();
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t entry = 0;  // index into entries_ plus one; 0 is an empty slot
+  };
+  size_t Home(uint64_t hash) const { return static_cast<size_t>((hash * 0x9E3779B97F4A7C15ULL) >> shift_); }
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    size_t capacity = old.empty() ? 16 : old.size() * 2;
+    slots_.assign(capacity, Slot{});
+    shift_ = 64;
+    for (size_t c = capacity; c > 1; c >>= 1) --shift_;
+    for (const Slot& s : old) {
+      if (s.entry == 0) continue;
+      size_t i = Home(s.hash);
+      while (slots_[i].entry != 0) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  std::vector<std::pair<Key, V>> entries_;
+  int shift_ = 64;
+};
+
 // Rounds to 4 decimal places, the precision of every published score.
 double Round4(double v);
 

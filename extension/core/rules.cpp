@@ -68,7 +68,7 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
       w.exact_case = true;
       w.text = std::string(t.raw);
     } else {
-      w.text = fold_ && t.kind == TokenKind::kWord ? FoldWord(t.norm) : t.norm;
+      w.text = fold_ && t.kind == TokenKind::kWord ? t.folded : t.norm;  // Tokenize folded it
     }
     p.words.push_back(std::move(w));
   }
@@ -315,6 +315,7 @@ Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, st
   for (auto& [line, f] : TsvRows(synonyms_tsv)) {
     if (f.size() < 2) Fail("clinical_synonyms.tsv", line, "expected phrase, equivalent");
     r.clinical_synonyms.emplace_back(f[0], f[1]);
+    r.clinical_synonyms_folded.emplace_back(" " + FoldedPhrase(f[0]) + " ", " " + FoldedPhrase(f[1]) + " ");
     r.synonyms_of[FoldedPhrase(f[0])].push_back(f[1]);
     r.synonyms_of[FoldedPhrase(f[1])].push_back(f[0]);
   }

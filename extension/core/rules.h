@@ -106,6 +106,9 @@ struct Rules {
   std::vector<ActionRule> actions;
   AssertionTriggers assertion;
   std::vector<std::pair<std::string, std::string>> clinical_synonyms;
+  // FoldedPhrase() of each side of clinical_synonyms, padded with a space on either side, in the
+  // same order: what ExpandPhrase looks for in every phrase it expands.
+  std::vector<std::pair<std::string, std::string>> clinical_synonyms_folded;
   std::vector<std::string> non_rxnorm_substances;
   // Drug names that are also lab analytes, and the words that make them a measurement.
   std::unordered_set<std::string> lab_analytes, lab_after, lab_before, dose_required;

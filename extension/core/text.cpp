@@ -318,9 +318,10 @@ std::string NormalizePhrase(std::string_view s) {
 
 std::string FoldedPhrase(std::string_view s) {
   std::string out;
-  for (const std::string& w : PhraseWords(s)) {
+  for (const Token& t : Tokenize(s)) {  // PhraseWords, with the folds Tokenize has made
+    if (t.kind == TokenKind::kPunct && t.norm == "-") continue;
     if (!out.empty()) out += ' ';
-    out += FoldWord(w);
+    out += t.kind == TokenKind::kWord ? t.folded : FoldWord(t.norm);
   }
   return out;
 }

@@ -117,20 +117,6 @@ std::optional<size_t> PhraseMatcher::MatchSlot(const std::vector<Token>& toks, s
   return end;
 }
 
-std::pair<uint64_t, uint64_t> PhraseMatcher::FirstKeys(const Token& t) const {
-  // Tokens made outside Tokenize() (tests) may lack hashes.
-  uint64_t norm_hash = t.norm_hash ? t.norm_hash : HashWord(t.norm);
-  uint64_t key = t.kind == TokenKind::kWord && fold_ ? (t.folded_hash ? t.folded_hash : HashWord(t.folded)) : norm_hash;
-  return {key, norm_hash};
-}
-
-bool PhraseMatcher::MayStartAt(const Token& t) const {
-  auto [key, norm_hash] = FirstKeys(t);
-  if (MayStart(key) || (fold_ && key != norm_hash && MayStart(norm_hash))) return true;
-  return !slot_first_.empty() &&
-         (t.kind == TokenKind::kNumber || (t.kind == TokenKind::kWord && number_words_.count(t.norm)));
-}
-
 std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& toks, size_t k, size_t limit) const {
   if (k >= limit) return std::nullopt;
   std::optional<PatternMatch> best;

@@ -64,8 +64,18 @@ class PhraseMatcher {
   bool MayStart(uint64_t hash) const { return (first_bits_[(hash >> 6) & 63] >> (hash & 63)) & 1; }
   // The keys a token may start a pattern under: its folded word's hash (when folding) and its
   // norm's. MayStartAt is false where MatchAt certainly finds nothing.
-  std::pair<uint64_t, uint64_t> FirstKeys(const Token& t) const;
-  bool MayStartAt(const Token& t) const;
+  std::pair<uint64_t, uint64_t> FirstKeys(const Token& t) const {
+    // Tokens made outside Tokenize() (tests) may lack hashes.
+    uint64_t norm_hash = t.norm_hash ? t.norm_hash : HashWord(t.norm);
+    uint64_t key = t.kind == TokenKind::kWord && fold_ ? (t.folded_hash ? t.folded_hash : HashWord(t.folded)) : norm_hash;
+    return {key, norm_hash};
+  }
+  bool MayStartAt(const Token& t) const {
+    auto [key, norm_hash] = FirstKeys(t);
+    if (MayStart(key) || (fold_ && key != norm_hash && MayStart(norm_hash))) return true;
+    return !slot_first_.empty() &&
+           (t.kind == TokenKind::kNumber || (t.kind == TokenKind::kWord && number_words_.count(t.norm)));
+  }
   std::vector<int> slot_first_;
   std::unordered_map<std::string, double> number_words_;
 };

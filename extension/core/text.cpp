@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <shared_mutex>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -225,31 +227,49 @@ std::vector<Token> Tokenize(std::string_view text) {
     }
   }
   out.resize(w);
-  // Texts repeat their words, and so do the texts a thread grades: each thread remembers the
-  // words it has folded (FoldWord is a pure function of the word), up to a bound.
-  constexpr size_t kFoldMemoWords = 1 << 16;
+  // Texts repeat their words, and so do the texts a process grades: the process remembers the
+  // words it has folded (FoldWord is a pure function of the word), up to kFoldMemoWords (about
+  // 2 MB). One shared lock per text looks up every word; the misses are folded outside the lock
+  // and added under one exclusive lock.
   struct Folded {
     std::string word;
     uint64_t hash = 0;
   };
-  thread_local WordTable<Folded> folded_of;
-  for (Token& t : out) {
-    t.norm_hash = HashWord(t.norm);
-    if (t.kind != TokenKind::kWord) {
-      t.folded = t.norm;
-      t.folded_hash = t.norm_hash;
-      continue;
+  struct FoldMemo {
+    std::shared_mutex mu;
+    WordTable<Folded> words;
+  };
+  constexpr size_t kFoldMemoWords = 1 << 14;
+  static FoldMemo memo;
+  std::vector<size_t> missed;
+  {
+    std::shared_lock<std::shared_mutex> reading(memo.mu);
+    for (size_t k = 0; k < out.size(); ++k) {
+      Token& t = out[k];
+      t.norm_hash = HashWord(t.norm);
+      if (t.kind != TokenKind::kWord) {
+        t.folded = t.norm;
+        t.folded_hash = t.norm_hash;
+      } else if (const Folded* f = memo.words.find(t.norm, t.norm_hash)) {
+        t.folded = f->word;
+        t.folded_hash = f->hash;
+      } else {
+        missed.push_back(k);
+      }
     }
-    const Folded* f = folded_of.find(t.norm, t.norm_hash);
-    if (!f) {
-      if (folded_of.size() >= kFoldMemoWords) folded_of.clear();
-      Folded& slot = folded_of[t.norm];
-      slot.word = FoldWord(t.norm);
-      slot.hash = slot.word == t.norm ? t.norm_hash : HashWord(slot.word);
-      f = &slot;
-    }
-    t.folded = f->word;
-    t.folded_hash = f->hash;
+  }
+  if (missed.empty()) return out;
+  for (size_t k : missed) {  // a word missed twice in one text is folded twice; both agree
+    Token& t = out[k];
+    t.folded = FoldWord(t.norm);
+    t.folded_hash = t.folded == t.norm ? t.norm_hash : HashWord(t.folded);
+  }
+  std::unique_lock<std::shared_mutex> writing(memo.mu);
+  for (size_t k : missed) {
+    const Token& t = out[k];
+    if (memo.words.find(t.norm, t.norm_hash)) continue;
+    if (memo.words.size() >= kFoldMemoWords) memo.words.clear();
+    memo.words[t.norm] = Folded{t.folded, t.folded_hash};
   }
   return out;
 }

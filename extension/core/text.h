@@ -98,18 +98,19 @@ size_t CodePointCount(std::string_view s);
 uint64_t HashWord(std::string_view s);
 
 // Words to values, keyed by HashWord() so that a token's precomputed norm_hash finds its entry
-// without hashing the word again: open addressing over a flat array of (hash, entry) slots, the
-// word itself compared only when the hashes are equal. Key is std::string, or std::string_view
+// without hashing the word again: open addressing over a flat array of 8-byte slots (the hash's
+// high half and an entry index), the word itself compared only when those halves are equal. Key is std::string, or std::string_view
 // when the words live elsewhere for the table's whole life.
 template <class V, class Key = std::string>
 class WordTable {
  public:
   const V* find(std::string_view word, uint64_t hash) const {
     if (slots_.empty()) return nullptr;
+    uint32_t tag = Tag(hash);
     for (size_t i = Home(hash);; i = (i + 1) & (slots_.size() - 1)) {
       const Slot& s = slots_[i];
       if (s.entry == 0) return nullptr;
-      if (s.hash == hash && entries_[s.entry - 1].first == word) return &entries_[s.entry - 1].second;
+      if (s.tag == tag && entries_[s.entry - 1].first == word) return &entries_[s.entry - 1].second;
     }
   }
   const V* find(std::string_view word) const { return find(word, HashWord(word)); }
@@ -124,7 +125,7 @@ class WordTable {
     entries_.emplace_back(Key(word), V());
     size_t i = Home(hash);
     while (slots_[i].entry != 0) i = (i + 1) & (slots_.size() - 1);
-    slots_[i] = Slot{hash, static_cast<uint32_t>(entries_.size())};
+    slots_[i] = Slot{Tag(hash), static_cast<uint32_t>(entries_.size())};
     return entries_.back().second;
   }
   size_t size() const { return entries_.size(); }
@@ -135,9 +136,10 @@ class WordTable {
 
  private:
   struct Slot {
-    uint64_t hash = 0;
+    uint32_t tag = 0;    // the hash's high half: most slots that are not the word fail on it
     uint32_t entry = 0;  // index into entries_ plus one; 0 is an empty slot
   };
+  static uint32_t Tag(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
   size_t Home(uint64_t hash) const { return static_cast<size_t>((hash * 0x9E3779B97F4A7C15ULL) >> shift_); }
   void Grow() {
     std::vector<Slot> old = std::move(slots_);
@@ -147,7 +149,7 @@ class WordTable {
     for (size_t c = capacity; c > 1; c >>= 1) --shift_;
     for (const Slot& s : old) {
       if (s.entry == 0) continue;
-      size_t i = Home(s.hash);
+      size_t i = Home(HashWord(entries_[s.entry - 1].first));
       while (slots_[i].entry != 0) i = (i + 1) & (slots_.size() - 1);
       slots_[i] = s;
     }

@@ -27,7 +27,7 @@ SELECT printf('%016x', x), n.id, t.kind, 'Bench Vendor ' || (x % 20), t.corpus_h
 FROM i JOIN notes n ON n.k = x % (SELECT count(*) FROM notes) JOIN trials t ON t.id = n.id;
 SQL
 start=$(date +%s.%N)
-report=$(sqlite3 "$db" ".load build/scribe" "SELECT scribe_regrade()")
+report=$(${REGRADE_PERF:-} sqlite3 "$db" ".load build/scribe" "SELECT scribe_regrade()")
 end=$(date +%s.%N)
 python3 - "$n" "$start" "$end" "$report" <<'PY'
 import json, sys

@@ -568,6 +568,7 @@ void LiveValidator::BeginNote() {
   std::lock_guard<std::mutex> lock(mu_);
   note_started_us_ = SteadyMicros();
   note_requests_ = 0;
+  note_budget_cut_ = false;
 }
 
 std::string LiveValidator::BudgetSpent(int64_t& remaining_ms) const {
@@ -575,7 +576,10 @@ std::string LiveValidator::BudgetSpent(int64_t& remaining_ms) const {
   if (note_requests_ >= config_.note_budget_requests)
     return "live-validation budget spent (" + std::to_string(config_.note_budget_requests) +
            (config_.note_budget_requests == 1 ? " upstream request" : " upstream requests") + " per note)";
-  if (remaining_ms <= 0) return "live-validation budget spent (" + FormatSeconds(config_.note_budget_ms) + " per note)";
+  // A request cut at the budget may return a little before the clock says it is spent (the
+  // timeout is whole milliseconds): the budget is spent all the same.
+  if (remaining_ms <= 0 || note_budget_cut_)
+    return "live-validation budget spent (" + FormatSeconds(config_.note_budget_ms) + " per note)";
   return {};
 }
 
@@ -652,6 +656,7 @@ LiveValidator::Answer LiveValidator::Fetch(Upstream& up, Endpoint endpoint, cons
   if (!r.transport_ok) {
     if (cut && r.timed_out()) {
       // Cut short by the note's budget, not the upstream's fault: the breaker does not count it.
+      note_budget_cut_ = true;
       a.failure = up.name + " unreachable (no answer before the live-validation budget of " +
                   FormatSeconds(config_.note_budget_ms) + " per note ran out)";
       return a;

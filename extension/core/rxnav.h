@@ -227,6 +227,7 @@ class LiveValidator : public DrugValidator {
   std::string openfda_last_updated_;
   int64_t note_started_us_ = 0;  // steady clock: when the current note's budget began
   int note_requests_ = 0;        // upstream requests made for the current note
+  bool note_budget_cut_ = false; // a request of this note was cut at its time budget: spent
   LiveStats stats_;
   mutable std::mutex mu_;
 };

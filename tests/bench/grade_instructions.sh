@@ -21,14 +21,15 @@ count() {  # count REPS -> "grades instructions" inside grade_submission
     for _ in $(seq 1 "$reps"); do
       for d in tests/fixtures/notes/*/; do
         for f in "$d"*.txt "$d"*.json; do
-          [[ -f $f ]] && echo "select length(grade_submission('$(basename "$d")', readfile('$f')));"
+          if [[ -f $f ]]; then echo "select length(grade_submission('$(basename "$d")', readfile('$f')));"; fi
         done
       done
     done
   } > "$sql"
   SCRIBE_OFFLINE=1 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg$reps" sqlite3 "$tmp/db$reps" < "$sql" > /dev/null 2>&1
   local ir
-  ir=$(callgrind_annotate --inclusive=yes "$tmp/cg$reps" 2>/dev/null | grep -m1 "GradeSubmission" | awk '{gsub(",", "", $1); print $1}')
+  callgrind_annotate --inclusive=yes "$tmp/cg$reps" > "$tmp/annotated$reps" 2>/dev/null
+  ir=$(awk '/GradeSubmission/ {gsub(",", "", $1); print $1; exit}' "$tmp/annotated$reps")
   echo "$(grep -c grade_submission "$sql") $ir"
 }
 read -r n1 ir1 < <(count 1)

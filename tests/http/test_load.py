@@ -114,8 +114,10 @@ class Load(unittest.TestCase):
         failures = [f for c in clients for f in c.failures]
         self.assertGreater(len(acked), 20)
         self.assertTrue(acked <= stored_ids("Kill Client "), "an acknowledged submission was lost")
-        # Only what was inside the killed worker may fail, as nginx's JSON 503.
-        self.assertLessEqual(len(failures), 2, failures)
+        # Only what was inside the killed worker may fail, as nginx's JSON 503. A submit worker
+        # serves SCRIBE_SUBMIT_THREADS requests at once, so every client's one request in flight
+        # may have been inside it: at most one failure per client.
+        self.assertLessEqual(len(failures), len(clients), failures)
         for status, body in failures:
             self.assertEqual(status, 503, body)
             self.assertEqual(json.loads(body)["error"]["code"], "unavailable")

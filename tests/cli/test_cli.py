@@ -100,11 +100,15 @@ class Base(unittest.TestCase):
     def bench(self, agent, *args, env=None, expect=0, timeout=120):
         """Runs scribe-run --json with `agent`; returns (record, process). Checks the exit code and
         that the record on stdout is the one written under --out."""
+        before = set(os.listdir(self.out)) if os.path.isdir(self.out) else set()
         p = run("--agent", agent, "--out", self.out, "--json", *args, env=env, timeout=timeout)
         self.assertEqual(p.returncode, expect, p.stderr)
         record = json.loads(p.stdout)
-        files = sorted(os.listdir(self.out))
-        with open(os.path.join(self.out, files[-1]), encoding="utf-8") as f:
+        # the file this run wrote (names sort by second, then pid: two runs in one second need
+        # not sort in the order they ran)
+        written = sorted(set(os.listdir(self.out)) - before)
+        self.assertEqual(len(written), 1, written)
+        with open(os.path.join(self.out, written[0]), encoding="utf-8") as f:
             self.assertEqual(json.load(f), record)
         return record, p
 

@@ -39,14 +39,18 @@ def error(code, message):
 
 
 def edge_fresh(test, fetch, ready, within):
-    """Polls fetch() every 10 ms until ready(reply); returns (reply, seconds from the call). Fails
-    the test when `within` seconds pass first."""
+    """Polls fetch() every 10 ms until ready(reply); returns (reply, seconds from the call to the
+    sending of that first ready request). Staleness is when the edge starts answering with the
+    new data, so the time the program takes to make that answer (longer under the sanitizers)
+    is not counted; the request before it was sent at most one stale answer and 10 ms earlier.
+    Fails the test when `within` seconds pass first."""
     start = time.monotonic()
     while True:
+        sent = time.monotonic() - start
         reply = fetch()
         waited = time.monotonic() - start
         if ready(reply):
-            return reply, waited
+            return reply, sent
         if waited > within:
             test.fail(f"not fresh after {waited:.3f} s: {reply.status} {reply.body[:200]!r}")
         time.sleep(0.01)
@@ -1080,12 +1084,14 @@ class EdgeCache(unittest.TestCase):
             _, _ = edge_fresh(self, lambda: self.badge(vendor), lambda r: r.headers.get("x-cache") == "HIT", within=1.5)
             self.assertEqual(board_before, [runs - 1] if runs - 1 >= 3 else [])
             self.assertEqual(stack.submit(trial, vendor, reference_note(trial)).status, 201)
+            acknowledged = time.monotonic()
             _, board_wait = edge_fresh(self, lambda: stack.request("GET", "/api/leaderboard"),
                                        lambda r: runs_on_board(r) == [runs], within=2)
+            badge_start = time.monotonic() - acknowledged  # both waits count from the 201
             _, badge_wait = edge_fresh(
                 self, lambda: self.badge(vendor),
                 lambda r: ET.fromstring(r.body).get("aria-label") == f"{label}: {seen + 1} of {n} trials", within=2)
-            waits.append(max(board_wait, badge_wait))
+            waits.append(max(board_wait, badge_start + badge_wait))
         print(f"\n  visible after the 201 in {', '.join(f'{w:.3f}' for w in waits)} s", flush=True)
         self.assertLessEqual(max(waits), 1.0)
 

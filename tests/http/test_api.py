@@ -39,18 +39,20 @@ def error(code, message):
 
 
 def edge_fresh(test, fetch, ready, within):
-    """Polls fetch() every 10 ms until ready(reply); returns (reply, seconds from the call to the
-    sending of that first ready request). Staleness is when the edge starts answering with the
-    new data, so the time the program takes to make that answer (longer under the sanitizers)
-    is not counted; the request before it was sent at most one stale answer and 10 ms earlier.
-    Fails the test when `within` seconds pass first."""
+    """Polls fetch() every 10 ms until ready(reply); returns (reply, stale): stale is the seconds
+    from the call to the sending of the last request whose answer was not ready (None when the
+    first was). "Visible within 1 s" means no request sent more than 1 s after a commit is
+    answered with what was there before it, however long the answer then takes to make (longer
+    under the sanitizers). Fails the test when `within` seconds pass first."""
     start = time.monotonic()
+    stale = None
     while True:
         sent = time.monotonic() - start
         reply = fetch()
         waited = time.monotonic() - start
         if ready(reply):
-            return reply, sent
+            return reply, stale
+        stale = sent
         if waited > within:
             test.fail(f"not fresh after {waited:.3f} s: {reply.status} {reply.body[:200]!r}")
         time.sleep(0.01)
@@ -1085,14 +1087,15 @@ class EdgeCache(unittest.TestCase):
             self.assertEqual(board_before, [runs - 1] if runs - 1 >= 3 else [])
             self.assertEqual(stack.submit(trial, vendor, reference_note(trial)).status, 201)
             acknowledged = time.monotonic()
-            _, board_wait = edge_fresh(self, lambda: stack.request("GET", "/api/leaderboard"),
-                                       lambda r: runs_on_board(r) == [runs], within=2)
-            badge_start = time.monotonic() - acknowledged  # both waits count from the 201
-            _, badge_wait = edge_fresh(
+            _, board_stale = edge_fresh(self, lambda: stack.request("GET", "/api/leaderboard"),
+                                        lambda r: runs_on_board(r) == [runs], within=2)
+            badge_start = time.monotonic() - acknowledged  # both count from the 201
+            _, badge_stale = edge_fresh(
                 self, lambda: self.badge(vendor),
                 lambda r: ET.fromstring(r.body).get("aria-label") == f"{label}: {seen + 1} of {n} trials", within=2)
-            waits.append(max(board_wait, badge_start + badge_wait))
-        print(f"\n  visible after the 201 in {', '.join(f'{w:.3f}' for w in waits)} s", flush=True)
+            waits.append(max(board_stale or 0.0, badge_start + badge_stale if badge_stale is not None else 0.0))
+        print(f"\n  last stale answer to a request sent {', '.join(f'{w:.3f}' for w in waits)} s after the 201",
+              flush=True)
         self.assertLessEqual(max(waits), 1.0)
 
     def test_cached_badges_keep_the_programs_etag(self):

@@ -99,8 +99,8 @@ uint64_t HashWord(std::string_view s);
 
 // Words to values, keyed by HashWord() so that a token's precomputed norm_hash finds its entry
 // without hashing the word again: open addressing over a flat array of 8-byte slots (the hash's
-// high half and an entry index), the word itself compared only when those halves are equal. Key is std::string, or std::string_view
-// when the words live elsewhere for the table's whole life.
+// high half and an entry index), the word itself compared only when those halves are equal.
+// Key is std::string, or std::string_view when the words outlive the table.
 template <class V, class Key = std::string>
 class WordTable {
  public:

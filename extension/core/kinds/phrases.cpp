@@ -9,16 +9,12 @@ std::vector<std::string> ExpandPhrase(const std::string& phrase, const Rules& ru
   if (auto it = rules.synonyms_of.find(norm); it != rules.synonyms_of.end())
     out.insert(out.end(), it->second.begin(), it->second.end());
   std::string padded = " " + norm + " ";
-  // Rules made by LoadRules carry the folded sides; a table edited afterwards folds them here.
-  bool folded = rules.clinical_synonyms_folded.size() == rules.clinical_synonyms.size();
-  for (size_t i = 0; i < rules.clinical_synonyms.size(); ++i) {
-    const auto& [a, b] = rules.clinical_synonyms[i];
-    std::string fa = folded ? std::string() : " " + FoldedPhrase(a) + " ";
-    std::string fb = folded ? std::string() : " " + FoldedPhrase(b) + " ";
-    const std::string& from_a = folded ? rules.clinical_synonyms_folded[i].first : fa;
-    const std::string& from_b = folded ? rules.clinical_synonyms_folded[i].second : fb;
-    for (const auto& [f, to] : {std::pair<const std::string&, const std::string&>{from_a, b},
-                                std::pair<const std::string&, const std::string&>{from_b, a}}) {
+  // LoadRules folds both sides of every pair once (clinical_synonyms_folded, same order).
+  for (size_t i = 0; i < rules.clinical_synonyms_folded.size(); ++i) {
+    const auto& [a, b] = rules.clinical_synonyms.at(i);
+    const auto& [folded_a, folded_b] = rules.clinical_synonyms_folded[i];
+    for (const auto& [f, to] : {std::pair<const std::string&, const std::string&>{folded_a, b},
+                                std::pair<const std::string&, const std::string&>{folded_b, a}}) {
       size_t p = padded.find(f);
       if (p == std::string::npos || f.size() == padded.size()) continue;
       std::string replaced = padded.substr(0, p) + " " + to + " " + padded.substr(p + f.size());

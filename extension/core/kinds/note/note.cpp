@@ -129,7 +129,7 @@ class Note final : public Kind {
     for (const auto& a : t.allergies) allergies.push_back(ExpectedAllergyJson(a));
     for (const auto& f : t.mental_flags) flags.push_back(MentalFlagJson(f));
     for (const auto& tr : t.traps) traps.push_back(TrapJson(tr));
-    return {{"meds", meds}, {"allergies", allergies}, {"mental_flags", flags},
+    return {{"meds", std::move(meds)}, {"allergies", std::move(allergies)}, {"mental_flags", std::move(flags)},
             {"deferred_dx", t.deferred_dx}, {"fabrication_traps", traps}};
   }
 
@@ -245,11 +245,11 @@ class Note final : public Kind {
         {"meds", meds},
         {"mental_flags", flags},
         {"allergies", allergies},
-        {"fabrication_traps", traps},
-        {"deferred_dx", deferred},
-        {"unsupported_drugs", unsupported},
-        {"unsupported_claims", claims},
-        {"phantom_drugs", phantoms},
+        {"fabrication_traps", std::move(traps)},
+        {"deferred_dx", std::move(deferred)},
+        {"unsupported_drugs", std::move(unsupported)},
+        {"unsupported_claims", std::move(claims)},
+        {"phantom_drugs", std::move(phantoms)},
         {"counts", {{"meds_expected", t.meds.size()},
                     {"meds_correct", correct},
                     {"meds_missing", missing},

@@ -334,7 +334,7 @@ class Rubric final : public Kind {
     }
     for (const auto& d : t.deductions) deductions.push_back({{"severity", d.severity}, {"phrases", d.phrases}, {"why", d.why}});
     for (const auto& r : t.critical_errors) critical.push_back(CriticalRuleJson(r));
-    return {{"categories", categories}, {"items", items}, {"deductions", deductions}, {"critical_errors", critical}};
+    return {{"categories", std::move(categories)}, {"items", std::move(items)}, {"deductions", std::move(deductions)}, {"critical_errors", std::move(critical)}};
   }
 
   std::shared_ptr<const PreparedBody> Prepare(const Trial& trial, const Environment& env) const override {
@@ -460,9 +460,9 @@ class Rubric final : public Kind {
                             {"key", d.source + ":" + (d.evidence ? std::to_string(d.evidence->start_offset) : "-")}});
     return {
         {"rubric", {{"methodology_version", rr.methodology_version},
-                    {"categories", categories},
-                    {"items", items},
-                    {"deductions", deductions},
+                    {"categories", std::move(categories)},
+                    {"items", std::move(items)},
+                    {"deductions", std::move(deductions)},
                     {"earned", Round4(o.earned)},
                     {"deducted", Round4(o.deducted)},
                     {"total", Round4(o.total)},

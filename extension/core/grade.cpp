@@ -8,9 +8,15 @@ using nlohmann::json;
 PreparedTrial::PreparedTrial(Trial trial, const Rules& rules, const Terminology& terminology,
                              const AssertionAnalyzer& assertion)
     : trial_(std::move(trial)), kind_(KindOf(trial_)), env_{rules, terminology, assertion},
-      body_(kind_.Prepare(trial_, env_)), ground_truth_(GroundTruthJson(trial_)) {}
+      body_(kind_.Prepare(trial_, env_)), ground_truth_(GroundTruthJson(trial_)), ground_truth_text_(DumpJson(ground_truth_)) {}
 
-json Grade(const PreparedTrial& p, std::string_view output, const std::string& corpus_hash, DrugValidator& validator) {
+std::string DumpJson(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+namespace {
+
+// The result without its "ground_truth" member.
+json GradeWithoutGroundTruth(const PreparedTrial& p, std::string_view output, const std::string& corpus_hash,
+                             DrugValidator& validator) {
   const Trial& trial = p.trial();
   GradeContext ctx{validator};
   std::unique_ptr<Outcome> outcome = p.kind().Score(trial, p.body(), output, ctx);
@@ -35,8 +41,33 @@ json Grade(const PreparedTrial& p, std::string_view output, const std::string& c
   envelope["critical_errors"] = std::move(critical);
   json result = p.kind().Render(trial, *outcome);
   for (auto& [key, value] : envelope.items()) result[key] = std::move(value);
+  return result;
+}
+
+}  // namespace
+
+json Grade(const PreparedTrial& p, std::string_view output, const std::string& corpus_hash, DrugValidator& validator) {
+  json result = GradeWithoutGroundTruth(p, output, corpus_hash, validator);
   result["ground_truth"] = p.ground_truth();
   return result;
+}
+
+std::string GradeText(const PreparedTrial& p, std::string_view output, const std::string& corpus_hash,
+                      DrugValidator& validator) {
+  json result = GradeWithoutGroundTruth(p, output, corpus_hash, validator);
+  result["ground_truth"] = nullptr;  // holds its place in key order; written from ground_truth_text()
+  // An object as dump() writes it compactly: members in key order, "key":value, comma-separated.
+  std::string out;
+  out.reserve(p.ground_truth_text().size() + 8192);
+  out += '{';
+  for (const auto& [key, value] : result.items()) {
+    if (out.size() > 1) out += ',';
+    out += DumpJson(key);
+    out += ':';
+    out += key == "ground_truth" ? p.ground_truth_text() : DumpJson(value);
+  }
+  out += '}';
+  return out;
 }
 
 json PublicResult(const json& result) {

@@ -36,8 +36,10 @@ class PreparedTrial {
   const Kind& kind() const { return kind_; }
   const PreparedBody& body() const { return *body_; }
   const Rules& rules() const { return env_.rules; }
-  // GroundTruthJson(trial()), built once: every result publishes it.
+  // GroundTruthJson(trial()), built once: every result publishes it. Also serialized once, as
+  // GradeText() writes it.
   const nlohmann::json& ground_truth() const { return ground_truth_; }
+  const std::string& ground_truth_text() const { return ground_truth_text_; }
 
  private:
   const Trial trial_;
@@ -45,6 +47,7 @@ class PreparedTrial {
   const Environment env_;
   std::shared_ptr<const PreparedBody> body_;
   const nlohmann::json ground_truth_;
+  const std::string ground_truth_text_;
 };
 
 // Grades an output. Never throws for any output text (an empty text grades as an empty output).
@@ -52,6 +55,15 @@ class PreparedTrial {
 // operator); what the public may see of it is PublicResult().
 nlohmann::json Grade(const PreparedTrial& trial, std::string_view output, const std::string& corpus_hash,
                      DrugValidator& validator);
+
+// Grade() serialized as results are stored: compact, keys sorted, invalid UTF-8 replaced
+// (DumpJson). The same bytes as DumpJson(Grade(...)), without copying and re-serializing the
+// trial's ground truth for every output.
+std::string GradeText(const PreparedTrial& trial, std::string_view output, const std::string& corpus_hash,
+                      DrugValidator& validator);
+
+// How results are serialized: compact, keys sorted, invalid UTF-8 written as U+FFFD.
+std::string DumpJson(const nlohmann::json& j);
 
 // What a result shows in public. Open trials: all of it. Sealed trials: the total, the Unsafe
 // label and the number of critical errors (each withheld), the versions, and the submission's

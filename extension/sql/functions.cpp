@@ -37,11 +37,12 @@ std::string Arg(sqlite3_value* v) {
   return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_value_bytes(v))) : std::string();
 }
 
-void ResultJson(sqlite3_context* ctx, const json& j) {
-  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+void ResultJsonText(sqlite3_context* ctx, const std::string& s) {
   sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
   sqlite3_result_subtype(ctx, 'J');  // JSON subtype: json_* functions nest it as an object
 }
+
+void ResultJson(sqlite3_context* ctx, const json& j) { ResultJsonText(ctx, DumpJson(j)); }
 
 Connection& Conn(sqlite3_context* ctx) { return *static_cast<Connection*>(sqlite3_user_data(ctx)); }
 
@@ -101,7 +102,7 @@ void GradeSubmission(sqlite3_context* ctx, int, sqlite3_value** argv) {
     std::string corpus_hash;
     auto trial = Conn(ctx).Trial(sqlite3_context_db_handle(ctx), id, corpus_hash);
     Conn(ctx).validator->BeginNote();  // the live-validation budget is per note
-    ResultJson(ctx, Grade(*trial, note, corpus_hash, *Conn(ctx).validator));
+    ResultJsonText(ctx, GradeText(*trial, note, corpus_hash, *Conn(ctx).validator));
   });
 }
 

@@ -426,7 +426,7 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
       const std::size_t threads = offline ? std::min<std::size_t>({cores, 8, pending.size()}) : 1;
       if (threads <= 1) {
         for (Todo& t : pending)
-          t.result = Grade(*t.trial, t.note, t.hash, *conn.validator).dump(-1, ' ', false, json::error_handler_t::replace);
+          t.result = GradeText(*t.trial, t.note, t.hash, *conn.validator);
       } else {
         std::atomic<std::size_t> next{0};
         std::vector<std::exception_ptr> errors(threads);
@@ -437,7 +437,7 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
               OfflineValidator validator(DefaultTerminology());
               for (std::size_t i; (i = next.fetch_add(1)) < pending.size();) {
                 Todo& t = pending[i];
-                t.result = Grade(*t.trial, t.note, t.hash, validator).dump(-1, ' ', false, json::error_handler_t::replace);
+                t.result = GradeText(*t.trial, t.note, t.hash, validator);
               }
             } catch (...) {
               errors[k] = std::current_exception();

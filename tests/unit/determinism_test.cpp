@@ -120,5 +120,25 @@ TEST_F(Determinism, EveryFixtureNoteGradesToTheSameBytesInAnyOrderAndInParallel)
   EXPECT_EQ(seen, cases_->size());
 }
 
+// GradeText, which the SQL functions store, writes the trial's ground truth from its one
+// serialization: the bytes must be DumpJson(Grade(...))'s for every note, and for a note whose
+// evidence carries invalid UTF-8 (written as U+FFFD by both).
+TEST_F(Determinism, GradeTextIsTheSerializedGrade) {
+  auto prepared = Prepare();
+  OfflineValidator validator(DefaultTerminology());
+  size_t checked = 0;
+  for (const Case& c : *cases_) {
+    const PreparedTrial& p = *prepared.at(c.trial_id);
+    for (const std::string& note : {c.note, "\xC0\xB0 lisinopril 10 mg \xFF daily. " + c.note}) {
+      std::string text = GradeText(p, note, corpus_->corpus_hash, validator);
+      EXPECT_EQ(text, DumpJson(Grade(p, note, corpus_->corpus_hash, validator))) << c.name;
+      EXPECT_EQ(nlohmann::json::parse(text)["ground_truth"], p.ground_truth()) << c.name;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2 * cases_->size());
+  ASSERT_GE(checked, 120u);
+}
+
 }  // namespace
 }  // namespace scribe

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "embedded.h"
+#include "terminology.h"
 #include "sqlite_util.h"
 
 extern "C" int sqlite3_scribe_init(sqlite3* db, char** pzErrMsg, const struct sqlite3_api_routines* pApi);
@@ -100,6 +101,11 @@ int PrepareDatabase(const std::string& path, const std::string& corpus_dir, cons
     const unsigned char* report = sqlite3_column_text(s, 0);
     std::fprintf(stderr, "scribe-fcgi: regrade %s\n", report ? reinterpret_cast<const char*>(report) : "null");
   }
+  // Before the workers fork: every trial prepared (grading an empty note prepares it into the
+  // process-wide cache) and the approximate-match index built, so the workers inherit both and
+  // no vendor's first submission to a trial waits for its preparation.
+  if (trials > 0) ExecOrThrow(db.get(), "SELECT count(grade_submission(id, '')) FROM trials");
+  scribe::DefaultTerminology().PrepareApproximateIndex();
   // Start with an empty WAL (a corpus load can leave megabytes in it): the file's space is
   // given back before the workers start appending submissions.
   ExecOrThrow(db.get(), "PRAGMA wal_checkpoint(TRUNCATE)");

@@ -119,6 +119,10 @@ class Terminology {
   const std::string& release_date() const { return release_date_; }
   size_t size() const { return concepts_.size(); }
 
+  // Builds the approximate-match index now rather than on the first unknown word (about 0.1 s):
+  // a server calls it before its workers fork, so they share it and no request pays for it.
+  void PrepareApproximateIndex() const { Deletes(); }
+
  private:
   void Index(uint32_t id, const std::string& normalized);
   void BuildApproximateIndex();

@@ -181,41 +181,22 @@ Token Piece(const Token& t, size_t offset, std::string norm, bool first) {
 // A numeral repeated as a word ("every 6 six hours", "take 1 one tablet") reads once.
 void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& sig, const Terminology& terminology) {
   std::vector<Token>& toks = text.tokens;
-  // Most texts need no repair: the tokens are copied into `out` only from the first change on.
-  std::vector<Token> out;
-  std::vector<uint32_t> sentence_of;
-  std::vector<size_t> new_index;
-  bool changed = false;
-  auto change_at = [&](size_t k) {
-    if (changed) return;
-    changed = true;
-    out.reserve(toks.size() + 16);
-    out.assign(toks.begin(), toks.begin() + static_cast<std::ptrdiff_t>(k));
-    sentence_of.reserve(toks.size() + 16);
-    sentence_of.assign(text.sentence_of.begin(), text.sentence_of.begin() + static_cast<std::ptrdiff_t>(k));
-    new_index.resize(toks.size() + 1, 0);
-    for (size_t i = 0; i <= k; ++i) new_index[i] = i;
+  // 1. Find the repairs, reading the tokens as they came from the tokenizer. Most texts need none.
+  struct Repair {
+    enum Kind { kJoin, kDropNumeral, kRespell, kSplit } kind;
+    size_t k;
+    std::string respelled;            // kRespell
+    std::vector<std::string> pieces;  // kSplit
   };
+  std::vector<Repair> repairs;
+  size_t added = 0;  // tokens the splits add
   for (size_t k = 0; k < toks.size(); ++k) {
-    if (changed) new_index[k] = out.size();
     const Token& t = toks[k];
     // "T.I.D", "Q.O.D": the tokenizer joins "T.I." and leaves "D"; the whole is one sig word
     if (t.kind == TokenKind::kWord && t.raw.find('.') != std::string_view::npos && k + 1 < toks.size() &&
         toks[k + 1].kind == TokenKind::kWord && toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end &&
         sig.IsSigWord(t.norm + toks[k + 1].norm)) {
-      change_at(k);
-      Token joined = t;
-      joined.norm = t.norm + toks[k + 1].norm;
-      joined.folded = FoldPlural(joined.norm);
-      joined.norm_hash = HashWord(joined.norm);
-      joined.folded_hash = HashWord(joined.folded);
-      joined.raw = text.text.substr(t.byte_begin, toks[k + 1].byte_end - t.byte_begin);
-      joined.byte_end = toks[k + 1].byte_end;
-      joined.char_end = toks[k + 1].char_end;
-      joined.all_caps = t.all_caps && toks[k + 1].all_caps;
-      out.push_back(std::move(joined));
-      sentence_of.push_back(text.sentence_of[k]);
-      new_index[k + 1] = out.size() - 1;
+      repairs.push_back({Repair::kJoin, k, {}, {}});
       ++k;
       continue;
     }
@@ -224,7 +205,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
         t.norm != "twice" && t.norm != "single") {
       auto w = rules.number_words.find(t.norm);
       if (w != rules.number_words.end() && w->second == toks[k - 1].number && w->second >= 1) {
-        change_at(k);
+        repairs.push_back({Repair::kDropNumeral, k, {}, {}});
         continue;
       }
     }
@@ -232,48 +213,94 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
                      (!t.capitalized || t.all_caps || t.line_start) && !terminology.IsKnownWord(t) &&
                      !sig.IsSigWord(t.norm) && !terminology.IsNonRxnormSubstance(t.norm) &&
                      !terminology.MatchTokens(toks, k, k + 1);
-    std::vector<std::string> pieces;
-    if (candidate) {
-      pieces = sig.SplitGlued(t.norm);
-      bool all_known = !pieces.empty() && std::all_of(pieces.begin(), pieces.end(), [&](const std::string& p) {
-        return sig.IsGluePiece(p);
-      });
-      if (!all_known) {
-        if (std::string c = sig.CorrectSpelling(t.norm); !c.empty()) {
-          change_at(k);
-          Token fixed = t;
-          fixed.norm = c;
-          fixed.folded = FoldPlural(c);
-          fixed.norm_hash = HashWord(fixed.norm);
-          fixed.folded_hash = HashWord(fixed.folded);
-          out.push_back(std::move(fixed));
-          sentence_of.push_back(text.sentence_of[k]);
-          continue;
-        }
+    if (!candidate) continue;
+    std::vector<std::string> pieces = sig.SplitGlued(t.norm);
+    bool all_known = !pieces.empty() && std::all_of(pieces.begin(), pieces.end(), [&](const std::string& p) {
+      return sig.IsGluePiece(p);
+    });
+    if (!all_known) {
+      if (std::string c = sig.CorrectSpelling(t.norm); !c.empty()) {
+        repairs.push_back({Repair::kRespell, k, std::move(c), {}});
+        continue;
       }
     }
     if (pieces.size() >= 2) {
-      change_at(k);
-      size_t offset = 0;
-      for (size_t i = 0; i < pieces.size(); ++i) {
-        size_t len = pieces[i].size();
-        out.push_back(Piece(t, offset, std::move(pieces[i]), i == 0));
-        sentence_of.push_back(text.sentence_of[k]);
-        offset += len;
-      }
+      added += pieces.size() - 1;
+      repairs.push_back({Repair::kSplit, k, {}, std::move(pieces)});
+    }
+  }
+  if (repairs.empty()) return;
+
+  // 2. Apply them, moving the tokens. Without a split no token is written past the one being
+  // read, so the tokens are rewritten in place; a split builds a new vector.
+  const bool in_place = added == 0;
+  std::vector<Token> grown;
+  if (!in_place) grown.reserve(toks.size() + added);
+  std::vector<uint32_t> sentence_of;
+  sentence_of.reserve(toks.size() + added);
+  std::vector<size_t> new_index(toks.size() + 1, 0);
+  size_t w = 0;  // tokens written
+  auto emit = [&](Token&& t, size_t from) {
+    if (!in_place) grown.push_back(std::move(t));
+    else if (&t != &toks[w]) toks[w] = std::move(t);  // a token not moved stays where it is
+    sentence_of.push_back(text.sentence_of[from]);
+    ++w;
+  };
+  size_t r = 0;
+  for (size_t k = 0; k < toks.size(); ++k) {
+    new_index[k] = w;
+    if (r == repairs.size() || repairs[r].k != k) {
+      emit(std::move(toks[k]), k);
       continue;
     }
-    if (!changed) continue;
-    out.push_back(t);
-    sentence_of.push_back(text.sentence_of[k]);
+    Repair& repair = repairs[r++];
+    switch (repair.kind) {
+      case Repair::kJoin: {
+        const Token& next = toks[k + 1];
+        std::string norm = toks[k].norm + next.norm;
+        Token joined = std::move(toks[k]);
+        joined.norm = std::move(norm);
+        joined.folded = FoldPlural(joined.norm);
+        joined.norm_hash = HashWord(joined.norm);
+        joined.folded_hash = HashWord(joined.folded);
+        joined.raw = text.text.substr(joined.byte_begin, next.byte_end - joined.byte_begin);
+        joined.byte_end = next.byte_end;
+        joined.char_end = next.char_end;
+        joined.all_caps = joined.all_caps && next.all_caps;
+        emit(std::move(joined), k);
+        new_index[k + 1] = w - 1;
+        ++k;
+        break;
+      }
+      case Repair::kDropNumeral:
+        break;
+      case Repair::kRespell: {
+        Token fixed = std::move(toks[k]);
+        fixed.norm = std::move(repair.respelled);
+        fixed.folded = FoldPlural(fixed.norm);
+        fixed.norm_hash = HashWord(fixed.norm);
+        fixed.folded_hash = HashWord(fixed.folded);
+        emit(std::move(fixed), k);
+        break;
+      }
+      case Repair::kSplit: {
+        size_t offset = 0;
+        for (size_t i = 0; i < repair.pieces.size(); ++i) {
+          size_t len = repair.pieces[i].size();
+          emit(Piece(toks[k], offset, std::move(repair.pieces[i]), i == 0), k);
+          offset += len;
+        }
+        break;
+      }
+    }
   }
-  if (!changed) return;
-  new_index[toks.size()] = out.size();
+  new_index[toks.size()] = w;
   for (size_t s = 0; s < text.sentence_begin.size(); ++s) {
     text.sentence_begin[s] = static_cast<uint32_t>(new_index[text.sentence_begin[s]]);
     text.sentence_end[s] = static_cast<uint32_t>(new_index[text.sentence_end[s]]);
   }
-  toks = std::move(out);
+  if (in_place) toks.erase(toks.begin() + static_cast<std::ptrdiff_t>(w), toks.end());
+  else toks = std::move(grown);
   text.sentence_of = std::move(sentence_of);
 }
 

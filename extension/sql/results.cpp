@@ -66,7 +66,7 @@ void ResultText(sqlite3_context* ctx, const std::string& s) {
 }
 
 void ResultJsonValue(sqlite3_context* ctx, const json& j) {
-  ResultText(ctx, j.dump(-1, ' ', false, json::error_handler_t::replace));
+  ResultText(ctx, DumpJson(j));
   sqlite3_result_subtype(ctx, 'J');
 }
 

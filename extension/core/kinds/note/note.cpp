@@ -130,7 +130,7 @@ class Note final : public Kind {
     for (const auto& f : t.mental_flags) flags.push_back(MentalFlagJson(f));
     for (const auto& tr : t.traps) traps.push_back(TrapJson(tr));
     return {{"meds", std::move(meds)}, {"allergies", std::move(allergies)}, {"mental_flags", std::move(flags)},
-            {"deferred_dx", t.deferred_dx}, {"fabrication_traps", traps}};
+            {"deferred_dx", t.deferred_dx}, {"fabrication_traps", std::move(traps)}};
   }
 
   std::shared_ptr<const PreparedBody> Prepare(const Trial& trial, const Environment& env) const override {
@@ -242,9 +242,9 @@ class Note final : public Kind {
         {"weights", {{"drug", t.weights.drug}, {"mental", t.weights.mental}, {"fabrication", t.weights.fabrication}}},
         {"credit", {{"name", t.credit.name}, {"dose", t.credit.dose}, {"frequency", t.credit.frequency},
                     {"route", t.credit.route}, {"action", t.credit.action}}},
-        {"meds", meds},
-        {"mental_flags", flags},
-        {"allergies", allergies},
+        {"meds", std::move(meds)},
+        {"mental_flags", std::move(flags)},
+        {"allergies", std::move(allergies)},
         {"fabrication_traps", std::move(traps)},
         {"deferred_dx", std::move(deferred)},
         {"unsupported_drugs", std::move(unsupported)},

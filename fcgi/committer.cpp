@@ -14,6 +14,25 @@ using scribe::sql::SqlError;
 
 std::string RandomSubmissionId() { return RandomHex(8); }
 
+namespace {
+
+StoreOutcome Failed(int code, std::string message) {
+  StoreOutcome o;
+  o.status = StoreOutcome::kFailed;
+  o.code = code;
+  o.message = std::move(message);
+  return o;
+}
+
+StoreOutcome Abandoned(std::string why) {
+  StoreOutcome o;
+  o.status = StoreOutcome::kAbandoned;
+  o.why = std::move(why);
+  return o;
+}
+
+}  // namespace
+
 Committer::Committer(const std::string& db_path, const std::string& synchronous, std::size_t max_batch)
     : db_(db_path, synchronous, /*prepare_all=*/false), max_batch_(max_batch < 1 ? 1 : max_batch), writer_([this] { Run(); }) {}
 
@@ -29,7 +48,7 @@ Committer::~Committer() {
 StoreOutcome Committer::Store(PendingSubmission s) {
   Item item{std::move(s), {}, false};
   std::unique_lock<std::mutex> lock(mu_);
-  if (stop_) return StoreOutcome{StoreOutcome::kFailed, "", "", "", SQLITE_ABORT, "the writer is stopping"};
+  if (stop_) return Failed(SQLITE_ABORT, "the writer is stopping");
   queue_.push_back(&item);
   queued_.notify_one();
   finished_.wait(lock, [&] { return item.done; });
@@ -75,7 +94,7 @@ void Committer::StoreOne(Item& item) {
   StoreOutcome& out = item.outcome;
   if (item.submission.abandoned) {
     if (std::string why = item.submission.abandoned(); !why.empty()) {
-      out = StoreOutcome{StoreOutcome::kAbandoned, "", "", std::move(why), 0, ""};
+      out = Abandoned(std::move(why));
       return;
     }
   }
@@ -87,10 +106,13 @@ void Committer::StoreOne(Item& item) {
       insert.Bind(":id", id).Bind(":vendor", item.submission.vendor);
       insert.Bind(":scribe_output", item.submission.scribe_output).Bind(":result", item.submission.result);
       if (!insert.Step()) throw std::logic_error("submit.sql returned no row");
-      std::string stored = insert.Text(0);
+      std::string stored = insert.Text(0), created_at = insert.Text(1);
       insert.Finish();
       db_.ExecWrite("RELEASE submission");
-      out = StoreOutcome{StoreOutcome::kStored, std::move(id), std::move(stored), "", 0, ""};
+      out.status = StoreOutcome::kStored;
+      out.id = std::move(id);
+      out.stored = std::move(stored);
+      out.created_at = std::move(created_at);
       return;
     } catch (const SqlError& e) {
       if (db_.InTransaction()) {
@@ -99,7 +121,7 @@ void Committer::StoreOne(Item& item) {
       }
       if (IsStorageError(e.code())) throw;
       if (e.code() == SQLITE_CONSTRAINT_PRIMARYKEY && attempt == 0) continue;
-      out = StoreOutcome{StoreOutcome::kFailed, "", "", "", e.code(), e.what()};
+      out = Failed(e.code(), e.what());
       return;
     }
   }
@@ -113,7 +135,7 @@ void Committer::WriteBatch(std::deque<Item*>& batch) {
       try {
         StoreOne(*item);
       } catch (const std::logic_error& e) {
-        item->outcome = StoreOutcome{StoreOutcome::kFailed, "", "", "", SQLITE_INTERNAL, e.what()};
+        item->outcome = Failed(SQLITE_INTERNAL, e.what());
       }
       any = any || item->outcome.status == StoreOutcome::kStored;
     }
@@ -129,12 +151,12 @@ void Committer::WriteBatch(std::deque<Item*>& batch) {
     // Nothing of this transaction was stored: every submission it held fails with the cause.
     for (Item* item : batch) {
       if (item->outcome.status == StoreOutcome::kAbandoned) continue;
-      item->outcome = StoreOutcome{StoreOutcome::kFailed, "", "", "", e.code(), e.what()};
+      item->outcome = Failed(e.code(), e.what());
     }
   } catch (const std::exception& e) {
     for (Item* item : batch) {
       if (item->outcome.status == StoreOutcome::kAbandoned) continue;
-      item->outcome = StoreOutcome{StoreOutcome::kFailed, "", "", "", SQLITE_INTERNAL, e.what()};
+      item->outcome = Failed(SQLITE_INTERNAL, e.what());
     }
   }
 }

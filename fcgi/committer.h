@@ -13,7 +13,7 @@
 //
 //   Committer committer(db_path, "full");
 //   StoreOutcome out = committer.Store({vendor, note, graded_result, abandoned});
-//   if (out.status == StoreOutcome::kStored) … 201 with out.id and out.stored
+//   if (out.status == StoreOutcome::kStored) … 201 with out.id and PublicResultText(out.stored)
 #pragma once
 
 #include <condition_variable>
@@ -43,10 +43,11 @@ struct StoreOutcome {
   enum Status { kStored, kAbandoned, kFailed };
   Status status = kFailed;
   std::string id;       // kStored: the submission id the writer drew
-  std::string stored;   // kStored: submit.sql's answer (the public result)
+  std::string stored;   // kStored: submit.sql's answer (the stored result; PublicResultText shows it)
   std::string why;      // kAbandoned: abandoned()'s reason
   int code = 0;         // kFailed: SQLite extended result code
   std::string message;  // kFailed: SQLite's message
+  std::string created_at;  // kStored: the row's created_at, as in the stored result
 };
 
 // A submission id: 64 random bits from the kernel's CSPRNG as 16 lower-case hex digits.

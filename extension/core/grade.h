@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -70,5 +71,18 @@ std::string DumpJson(const nlohmann::json& j);
 // own facts (id, vendor, created_at) — nothing per category, item, count or evidence, because
 // those rebuild the answer key over a few dozen probes.
 nlohmann::json PublicResult(const nlohmann::json& result);
+// PublicResult of a stored result's text, serialized (DumpJson): what scribe_public_result()
+// answers and POST /api/submit sends. Throws std::invalid_argument when the text is not JSON.
+std::string PublicResultText(std::string_view result);
+
+// What POST /api/submit answers for a stored submission, made from the grade as grade_submission()
+// wrote it (DumpJson of an object) and the submission's own facts: the grade's members with "id",
+// "vendor" and "created_at" put in key order. The same bytes as PublicResultText of the stored
+// result (the grade with those three members set), without parsing 9 KB of JSON back into a DOM
+// and writing it again. nullopt where that shortcut does not hold (a sealed trial's grade, a
+// grade that already has one of the three keys, text that is not DumpJson's compact object):
+// the caller then uses PublicResultText.
+std::optional<std::string> PublicSubmissionText(std::string_view grade, std::string_view id, std::string_view vendor,
+                                                std::string_view created_at);
 
 }  // namespace scribe

@@ -37,6 +37,7 @@ SQLITE_EXTENSION_INIT3
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -197,9 +198,14 @@ void ScribeSha256(sqlite3_context* ctx, int, sqlite3_value** argv) {
 void ScribePublicResult(sqlite3_context* ctx, int, sqlite3_value** argv) {
   Firewall(ctx, [&] {
     if (sqlite3_value_type(argv[0]) == SQLITE_NULL) { sqlite3_result_null(ctx); return; }
-    json r = json::parse(Text(argv[0]), nullptr, false);
-    if (r.is_discarded()) throw SqlError(SQLITE_ERROR, "scribe_public_result: not a graded result (invalid JSON)");
-    ResultJsonValue(ctx, PublicResult(r));
+    std::string shown;
+    try {
+      shown = PublicResultText(Text(argv[0]));
+    } catch (const std::invalid_argument& e) {
+      throw SqlError(SQLITE_ERROR, std::string("scribe_public_result: ") + e.what());
+    }
+    ResultText(ctx, shown);
+    sqlite3_result_subtype(ctx, 'J');
   });
 }
 

@@ -1,10 +1,11 @@
 -- submit.sql — POST /scribe-trials/api/submit, step 2 of 2: persist the graded result.
 -- connection: write. One INSERT (its own transaction): the row carries the corpus hash and
 -- grader version from the result, and the stored result gains id, vendor and created_at; the
--- trigger submissions_after_insert (sql/schema.sql) adds the vendor and the first grade. The
--- answer is the public view of the result (scribe_public_result: a sealed trial's shows only the
--- total, the Unsafe label and the number of critical errors), and GET /api/submissions/:id
--- answers the same.
+-- trigger submissions_after_insert (sql/schema.sql) adds the vendor and the first grade. It
+-- answers the stored result and its created_at; the program sends the public view of that result
+-- (what scribe_public_result gives: a sealed trial's shows only the total, the Unsafe label and
+-- the number of critical errors), made on the request thread after the commit, not by the one
+-- writer (grade.h, PublicSubmissionText), and GET /api/submissions/:id answers the same.
 --
 --   :id            16 random hex digits chosen by the program
 --   :vendor        validated vendor name
@@ -30,4 +31,4 @@ SELECT :id,
        :scribe_output,
        json_set(g.r, '$.id', :id, '$.vendor', :vendor, '$.created_at', g.now)
 FROM (SELECT json(:result) AS r, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now) AS g
-RETURNING scribe_public_result(result);
+RETURNING result, created_at;

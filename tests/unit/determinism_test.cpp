@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -138,6 +140,56 @@ TEST_F(Determinism, GradeTextIsTheSerializedGrade) {
   }
   EXPECT_EQ(checked, 2 * cases_->size());
   ASSERT_GE(checked, 120u);
+}
+
+// POST /api/submit answers PublicSubmissionText(grade, …), which splices the submission's facts
+// into the grade's text, where GET /api/submissions/:id answers scribe_public_result of the stored
+// row: the two must be the same bytes. The stored result is the grade with id, vendor and
+// created_at set (submit.sql's json_set); vendor names here include what the API refuses
+// (quotes, backslashes, controls, non-ASCII, invalid UTF-8), since an operator's SQL can store
+// them.
+TEST_F(Determinism, PublicSubmissionTextIsThePublicViewOfTheStoredResult) {
+  auto prepared = Prepare();
+  OfflineValidator validator(DefaultTerminology());
+  const std::string vendors[] = {"Acme Scribe", "Q\"uote\\d <svg onload=alert(1)>", "tab\there\x01", "Ünïcode Scribe",
+                                 "bad \xFF utf-8", ""};
+  auto stored_public = [](const std::string& grade, const std::string& id, const std::string& vendor,
+                          const std::string& created_at) {
+    nlohmann::json stored = nlohmann::json::parse(grade);
+    stored["id"] = id;
+    stored["vendor"] = vendor;
+    stored["created_at"] = created_at;
+    return PublicResultText(DumpJson(stored));
+  };
+  size_t checked = 0;
+  for (const Case& c : *cases_) {
+    std::string grade = GradeText(*prepared.at(c.trial_id), c.note, corpus_->corpus_hash, validator);
+    const std::string& vendor = vendors[checked % std::size(vendors)];
+    std::optional<std::string> shown = PublicSubmissionText(grade, "0123456789abcdef", vendor, "2026-12-02T14:30:00.123Z");
+    ASSERT_TRUE(shown.has_value()) << c.name;
+    EXPECT_EQ(*shown, stored_public(grade, "0123456789abcdef", vendor, "2026-12-02T14:30:00.123Z")) << c.name;
+    ++checked;
+  }
+  ASSERT_GE(checked, 120u);
+
+  // Where the splice would not be the public view, it declines and the caller parses.
+  nlohmann::json grade = nlohmann::json::parse(GradeText(*prepared.at(cases_->front().trial_id), cases_->front().note,
+                                                         corpus_->corpus_hash, validator));
+  grade["sealed"] = true;  // PublicResult withholds nearly everything
+  EXPECT_EQ(PublicSubmissionText(DumpJson(grade), "a", "v", "t"), std::nullopt);
+  grade["sealed"] = false;
+  EXPECT_EQ(PublicSubmissionText(DumpJson(grade), "a", "v", "t"), stored_public(DumpJson(grade), "a", "v", "t"));
+  for (const char* key : {"id", "vendor", "created_at"}) {  // the stored result replaced the grade's own member
+    nlohmann::json with = grade;
+    with[key] = "from the grade";
+    EXPECT_EQ(PublicSubmissionText(DumpJson(with), "a", "v", "t"), std::nullopt) << key;
+  }
+  EXPECT_EQ(PublicSubmissionText("{}", "a", "v", "t"), R"({"created_at":"t","id":"a","vendor":"v"})");
+  EXPECT_EQ(PublicSubmissionText(R"({"a":[1,{"b":"}\""}],"z":null})", "a", "v", "t"),
+            R"({"a":[1,{"b":"}\""}],"created_at":"t","id":"a","vendor":"v","z":null})");
+  for (const char* bad : {"", "{", "}", "[]", "null", R"({"a":1,})", R"({"a":1)", R"({"a"1})", R"({"a":})",
+                          R"({"a":[1})", R"({"a":"x})", R"({"k\u0065y":1})", R"({"a":1}})", R"({"a":1]})"})
+    EXPECT_EQ(PublicSubmissionText(bad, "a", "v", "t"), std::nullopt) << bad;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "extract.h"
 #include "find.h"
 #include "grade.h"
+#include "hash.h"
 #include "trial.h"
 #include "validator.h"
 
@@ -120,6 +121,17 @@ void BM_ExtractDrugs(benchmark::State& state) {
   state.counters["peak_rss_mb"] = PeakRssMb();
 }
 BENCHMARK(BM_ExtractDrugs)->Unit(benchmark::kMicrosecond);
+
+// What every submit hashes besides grading: its note (note_sha256) and vendor key.
+void BM_Sha256Note(benchmark::State& state) {
+  const std::string& note = Shared().notes.begin()->second;
+  for (auto _ : state) {
+    std::string hex = Sha256Hex(note);
+    benchmark::DoNotOptimize(hex.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(note.size()));
+}
+BENCHMARK(BM_Sha256Note)->Unit(benchmark::kMicrosecond);
 
 // ---------------------------------------------------------------- assertion worst cases
 // Each shape is repeated to `state.range(0)` bytes; the time must grow linearly (issue 9 item 2:

@@ -1,9 +1,9 @@
 // committer_bench.cpp — the one writer of a submit worker (fcgi/committer.h) on its own: 32
-// request threads each store graded submissions of trial 03's reference note (a 9 KB result) into
-// a fresh database, so batches form as they do under load. What it measures is the writer's SQL
-// per submission (INSERT with its trigger, savepoint, standings refresh, share of the COMMIT),
-// which bounds POST /api/submit whatever the grading costs: synchronous=normal leaves the fsync out of the commit (WAL),
-// synchronous=full is what scripts/serve runs. Run from the repository root:
+// request threads each store graded submissions of trial 03's reference note (a 5.6 KB result)
+// into a fresh database, so batches form as they do under load. It measures the writer's SQL per
+// submission (INSERT with its triggers, savepoint, standings refresh, a share of the COMMIT),
+// which bounds POST /api/submit whatever grading costs. synchronous=normal leaves the fsync out
+// of the commit (WAL); synchronous=full is what scripts/serve runs. From the repository root:
 //
 //   build/tests/bench/committer_bench
 #include <benchmark/benchmark.h>

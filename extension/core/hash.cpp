@@ -7,27 +7,8 @@
 
 namespace scribe {
 
-namespace {
-
-// OpenSSL 3 looks the algorithm up in its provider tables (under a lock) on every
-// EVP_DigestInit_ex given EVP_sha256(); fetched once, the digest is used as is ("Performance"
-// in OpenSSL's crypto(7)). Every submit hashes its note and vendor name.
-const EVP_MD* Sha256Md() {
-#if OPENSSL_VERSION_NUMBER >= 0x30000000L
-  static const EVP_MD* md = [] {
-    const EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-    return fetched ? fetched : EVP_sha256();
-  }();
-  return md;
-#else
-  return EVP_sha256();
-#endif
-}
-
-}  // namespace
-
 Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
-  if (!ctx_ || EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), Sha256Md(), nullptr) != 1) throw std::bad_alloc();
+  if (!ctx_ || EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr) != 1) throw std::bad_alloc();
 }
 
 Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }

@@ -13,7 +13,7 @@
 //
 //   Committer committer(db_path, "full");
 //   StoreOutcome out = committer.Store({vendor, note, graded_result, abandoned});
-//   if (out.status == StoreOutcome::kStored) … 201 with out.id and PublicResultText(out.stored)
+//   if (out.status == StoreOutcome::kStored) … 201 with out.id and the public view of out.stored (api.cpp)
 #pragma once
 
 #include <condition_variable>

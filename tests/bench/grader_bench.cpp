@@ -27,6 +27,7 @@
 #include "find.h"
 #include "grade.h"
 #include "hash.h"
+#include "stats.h"
 #include "trial.h"
 #include "validator.h"
 
@@ -132,6 +133,20 @@ void BM_Sha256Note(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(note.size()));
 }
 BENCHMARK(BM_Sha256Note)->Unit(benchmark::kMicrosecond);
+
+// What every standings refresh pays per vendor in the writer's transaction: the 2,000-replicate
+// bootstrap of the suite score, here for a vendor with `state.range(0)` runs of each of 10 trials.
+void BM_SuiteInterval(benchmark::State& state) {
+  std::map<std::string, std::vector<double>> runs;
+  for (int t = 0; t < 10; ++t)
+    for (int64_t k = 0; k < state.range(0); ++k)
+      runs["trial-" + std::to_string(t)].push_back(static_cast<double>((t * 37 + k * 11) % 101) / 100.0);
+  for (auto _ : state) {
+    Interval ci = SuiteInterval(runs, 10, StableSeed("acme scribe"));
+    benchmark::DoNotOptimize(ci);
+  }
+}
+BENCHMARK(BM_SuiteInterval)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMicrosecond);
 
 // ---------------------------------------------------------------- assertion worst cases
 // Each shape is repeated to `state.range(0)` bytes; the time must grow linearly (issue 9 item 2:

@@ -31,6 +31,29 @@ TEST(SuiteInterval, MatchesTheIndependentReference) {
   EXPECT_DOUBLE_EQ(acme.high, 1.0);
 }
 
+TEST(SuiteInterval, MatchesTheReferenceWithSingleRunTrialsAndAManyRunTrial) {
+  // The shape of a leaderboard: 12 trials run once, one run 3 times, one run 250 times, 26 of a
+  // 40-trial suite not run. The single-run trials and the draws' rejection test take shortcuts in
+  // stats.cpp; the reference takes none.
+  // tests/tools/bootstrap_reference.py "$(python3 -c 'import json; r = {f"t{i:02d}": [((i*37) % 101) / 100]
+  //   for i in range(12)}; r["t12"] = [0.25, 0.5, 1.0]; r["t13"] = [((k*11) % 101) / 100 for k in range(250)];
+  //   print(json.dumps(r))')" 40 'many runs'
+  std::map<std::string, std::vector<double>> runs;
+  for (int i = 0; i < 12; ++i) {
+    std::string id = (i < 10 ? "t0" : "t") + std::to_string(i);
+    runs[id] = {static_cast<double>((i * 37) % 101) / 100};
+  }
+  runs["t12"] = {0.25, 0.5, 1.0};
+  for (int k = 0; k < 250; ++k) runs["t13"].push_back(static_cast<double>((k * 11) % 101) / 100);
+  Interval i = SuiteInterval(runs, 40, StableSeed("many runs"));
+  EXPECT_EQ(i.low, 0.076999999999999999);  // exactly: the same draws in the same order
+  EXPECT_EQ(i.high, 0.24686900000000001);
+  // tests/tools/bootstrap_reference.py '{"a": [0.75]}' 1 'one run'
+  Interval one = SuiteInterval({{"a", {0.75}}}, 1, StableSeed("one run"));
+  EXPECT_EQ(one.low, 0.75);
+  EXPECT_EQ(one.high, 0.75);
+}
+
 TEST(SuiteInterval, IsDeterministicAndDegeneratesToThePoint) {
   std::map<std::string, std::vector<double>> runs{{"a", {0.7, 0.9}}, {"b", {0.4}}};
   Interval a = SuiteInterval(runs, 3, 42), b = SuiteInterval(runs, 3, 42);

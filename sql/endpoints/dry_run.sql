@@ -4,4 +4,4 @@
 --
 --   curl -s -H 'Content-Type: application/json' -d '{"script_id":"03-depression-suicidal-ideation",
 --     "vendor":"Acme","scribe_output":"No SI.","dry_run":true}' http://127.0.0.1:4779/scribe-trials/api/submit
-SELECT scribe_public_result(json_set(json(:result), '$.vendor', :vendor, '$.dry_run', json('true'))) AS body;
+SELECT scribe_public_result(json_set(:result, '$.vendor', :vendor, '$.dry_run', json('true'))) AS body;

@@ -30,5 +30,5 @@ SELECT :id,
        json_extract(g.r, '$.unsafe'),
        :scribe_output,
        json_set(g.r, '$.id', :id, '$.vendor', :vendor, '$.created_at', g.now)
-FROM (SELECT json(:result) AS r, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now) AS g
+FROM (SELECT :result AS r, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now) AS g
 RETURNING result, created_at;

@@ -1,6 +1,8 @@
 // grade.cpp — the result envelope every kind shares (see grade.h).
 #include "grade.h"
 
+#include <charconv>
+#include <cmath>
 #include <stdexcept>
 
 namespace scribe {
@@ -12,7 +14,84 @@ PreparedTrial::PreparedTrial(Trial trial, const Rules& rules, const Terminology&
     : trial_(std::move(trial)), kind_(KindOf(trial_)), env_{rules, terminology, assertion},
       body_(kind_.Prepare(trial_, env_)), ground_truth_(GroundTruthJson(trial_)), ground_truth_text_(DumpJson(ground_truth_)) {}
 
-std::string DumpJson(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+namespace {
+
+// What dump() writes for a string: the common case (printable ASCII without a quote or a
+// backslash) is copied; anything else (controls, non-ASCII, invalid UTF-8) is left to dump()
+// itself, so escapes and replacement characters are its own.
+void AppendString(std::string& out, const std::string& s) {
+  for (unsigned char c : s) {
+    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
+      out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+      return;
+    }
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
+
+template <typename Number>
+void AppendInteger(std::string& out, Number n) {
+  char buffer[24];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, n);
+  out.append(buffer, end);
+}
+
+// What dump(-1, ' ', false, replace) writes, appended to `out` without a serializer of its own.
+void AppendJson(std::string& out, const json& j) {
+  switch (j.type()) {
+    case json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, value] : j.get_ref<const json::object_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        AppendString(out, key);
+        out += ':';
+        AppendJson(out, value);
+      }
+      out += '}';
+      return;
+    }
+    case json::value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const json& value : j.get_ref<const json::array_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        AppendJson(out, value);
+      }
+      out += ']';
+      return;
+    }
+    case json::value_t::string: AppendString(out, j.get_ref<const std::string&>()); return;
+    case json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return;
+    case json::value_t::null: out += "null"; return;
+    case json::value_t::number_integer: AppendInteger(out, j.get<json::number_integer_t>()); return;
+    case json::value_t::number_unsigned: AppendInteger(out, j.get<json::number_unsigned_t>()); return;
+    case json::value_t::number_float: {
+      double x = j.get<double>();
+      if (!std::isfinite(x)) {
+        out += "null";
+        return;
+      }
+      char buffer[64];  // dump()'s own shortest round-trip digits (Grisu2)
+      char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, x);
+      out.append(buffer, end);
+      return;
+    }
+    default: out += j.dump(-1, ' ', false, json::error_handler_t::replace); return;  // binary, discarded
+  }
+}
+
+}  // namespace
+
+std::string DumpJson(const json& j) {
+  std::string out;
+  AppendJson(out, j);
+  return out;
+}
 
 namespace {
 
@@ -64,9 +143,10 @@ std::string GradeText(const PreparedTrial& p, std::string_view output, const std
   out += '{';
   for (const auto& [key, value] : result.items()) {
     if (out.size() > 1) out += ',';
-    out += DumpJson(key);
+    AppendString(out, key);
     out += ':';
-    out += key == "ground_truth" ? p.ground_truth_text() : DumpJson(value);
+    if (key == "ground_truth") out += p.ground_truth_text();
+    else AppendJson(out, value);
   }
   out += '}';
   return out;

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -140,6 +142,53 @@ TEST_F(Determinism, GradeTextIsTheSerializedGrade) {
   }
   EXPECT_EQ(checked, 2 * cases_->size());
   ASSERT_GE(checked, 120u);
+}
+
+// DumpJson writes results without nlohmann's serializer; the bytes must be what dump(-1, ' ',
+// false, replace) writes: every fixture grade (with an invalid-UTF-8 note, as above) and values
+// made to reach each branch (escapes, DEL, non-ASCII, truncated, overlong and stray UTF-8 bytes,
+// floats at the edges and non-finite, integer limits, empty and nested containers, odd keys).
+TEST_F(Determinism, DumpJsonWritesWhatDumpWrites) {
+  using nlohmann::json;
+  auto dump = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
+  auto prepared = Prepare();
+  OfflineValidator validator(DefaultTerminology());
+  size_t checked = 0;
+  for (const Case& c : *cases_) {
+    const PreparedTrial& p = *prepared.at(c.trial_id);
+    for (const std::string& note : {c.note, "\xC0\xB0 lisinopril 10 mg \xFF daily. " + c.note}) {
+      json grade = Grade(p, note, corpus_->corpus_hash, validator);
+      EXPECT_EQ(DumpJson(grade), dump(grade)) << c.name;
+      ++checked;
+    }
+  }
+  ASSERT_GE(checked, 120u);
+  const std::vector<std::string> strings = {
+      "", "plain", "quote \" and backslash \\", "\b\f\n\r\t", std::string("nul \0 inside", 12),
+      "\x01\x1F", "del \x7F", "caf\xC3\xA9 \xE2\x80\xA8 \xF0\x9F\x92\x8A", "truncated \xE2\x80", "\xE2\x80",
+      "stray \x80 byte", "overlong \xC0\xAF", "\xED\xA0\x80 surrogate", "\xF4\x90\x80\x80 beyond",
+      "\xFF\xFE", "</script><svg onload=alert(1)>", "'; DROP TABLE submissions; --"};
+  json all = json::array();
+  for (const std::string& text : strings) {
+    all.push_back(text);
+    all.push_back(json{{text, text}});
+  }
+  for (double x : {0.0, -0.0, 0.1, 1.0, -2.5, 100.0, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 0.30000000000000004,
+                   std::nan(""), std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()})
+    all.push_back(x);
+  all.push_back(std::numeric_limits<int64_t>::min());
+  all.push_back(std::numeric_limits<int64_t>::max());
+  all.push_back(std::numeric_limits<uint64_t>::max());
+  all.push_back(0);
+  all.push_back(-1);
+  all.push_back(nullptr);
+  all.push_back(true);
+  all.push_back(false);
+  all.push_back(json::array());
+  all.push_back(json::object());
+  all.push_back(json{{"b", json::array({json::object(), json::array({1, "x"})})}, {"a", {{"z", nullptr}}}});
+  for (const json& value : all) EXPECT_EQ(DumpJson(value), dump(value)) << dump(value);
+  EXPECT_EQ(DumpJson(all), dump(all));
 }
 
 // POST /api/submit answers PublicSubmissionText(grade, …), which splices the submission's facts

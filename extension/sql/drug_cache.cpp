@@ -20,12 +20,51 @@ SQLITE_EXTENSION_INIT3
 
 namespace scribe::sql {
 
+namespace {
+
+// One use of a statement: the connection's kept one (reset and unbound when the use ends) or,
+// without a store, one prepared for this use. Empty when the SQL does not prepare.
+class Use {
+ public:
+  Use(sqlite3* db, KeptStatements* kept, const char* sql) : kept_(kept != nullptr) {
+    if (kept) {
+      auto it = kept->find(sql);
+      if (it != kept->end()) {
+        s_ = it->second.get();
+        return;
+      }
+    }
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &raw, nullptr) != SQLITE_OK) {  // no table (read-only, old schema)
+      sqlite3_finalize(raw);
+      return;
+    }
+    s_ = raw;
+    if (kept) (*kept)[sql] = std::shared_ptr<sqlite3_stmt>(raw, StmtDeleter());
+    else own_.reset(raw);
+  }
+  ~Use() {
+    if (kept_ && s_) {
+      sqlite3_reset(s_);
+      sqlite3_clear_bindings(s_);
+    }
+  }
+  Use(const Use&) = delete;
+  Use& operator=(const Use&) = delete;
+  sqlite3_stmt* get() const { return s_; }
+
+ private:
+  bool kept_;
+  sqlite3_stmt* s_ = nullptr;
+  Stmt own_;
+};
+
+}  // namespace
+
 std::optional<CacheRow> SqliteDrugCache::Get(const std::string& key) {
-  sqlite3_stmt* raw = nullptr;
-  const char* sql =
-      "SELECT term, source, status, http_status, response, fetched_at, expires_at FROM drug_cache WHERE key = ?1";
-  if (sqlite3_prepare_v2(db_, sql, -1, &raw, nullptr) != SQLITE_OK) return std::nullopt;  // no table (read-only, old schema)
-  Stmt s(raw);
+  Use s(db_, kept_,
+        "SELECT term, source, status, http_status, response, fetched_at, expires_at FROM drug_cache WHERE key = ?1");
+  if (!s.get()) return std::nullopt;
   BindText(s.get(), 1, key);
   if (sqlite3_step(s.get()) != SQLITE_ROW) return std::nullopt;
   CacheRow row;
@@ -44,16 +83,14 @@ std::optional<CacheRow> SqliteDrugCache::Get(const std::string& key) {
 }
 
 bool SqliteDrugCache::Put(const CacheRow& row) {
-  sqlite3_stmt* raw = nullptr;
-  const char* sql =
-      "INSERT INTO drug_cache (key, term, source, status, http_status, response, fetched_at, expires_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
-      "ON CONFLICT (key) DO UPDATE SET term = excluded.term, source = excluded.source, status = excluded.status, "
-      "http_status = excluded.http_status, response = excluded.response, fetched_at = excluded.fetched_at, "
-      "expires_at = excluded.expires_at "
-      "WHERE excluded.fetched_at >= drug_cache.fetched_at";
-  if (sqlite3_prepare_v2(db_, sql, -1, &raw, nullptr) != SQLITE_OK) return false;
-  Stmt s(raw);
+  Use s(db_, kept_,
+        "INSERT INTO drug_cache (key, term, source, status, http_status, response, fetched_at, expires_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+        "ON CONFLICT (key) DO UPDATE SET term = excluded.term, source = excluded.source, status = excluded.status, "
+        "http_status = excluded.http_status, response = excluded.response, fetched_at = excluded.fetched_at, "
+        "expires_at = excluded.expires_at "
+        "WHERE excluded.fetched_at >= drug_cache.fetched_at");
+  if (!s.get()) return false;
   BindText(s.get(), 1, row.key);
   BindText(s.get(), 2, row.term);
   BindText(s.get(), 3, row.source);
@@ -65,7 +102,7 @@ bool SqliteDrugCache::Put(const CacheRow& row) {
   return sqlite3_step(s.get()) == SQLITE_DONE;
 }
 
-std::unique_ptr<DrugValidator> MakeDrugValidator(sqlite3* db, const Terminology& terminology) {
+std::unique_ptr<DrugValidator> MakeDrugValidator(sqlite3* db, const Terminology& terminology, KeptStatements* kept) {
   LiveConfig config = LiveConfigFromEnv();
   if (config.offline) return std::make_unique<OfflineValidator>(terminology);
   if (!config.rate_state_dir) {
@@ -74,7 +111,7 @@ std::unique_ptr<DrugValidator> MakeDrugValidator(sqlite3* db, const Terminology&
     const char* file = sqlite3_db_filename(db, "main");
     config.rate_state_dir = file && *file ? std::filesystem::path(file).parent_path().string() : "";
   }
-  return std::make_unique<LiveValidator>(terminology, std::make_unique<SqliteDrugCache>(db), std::move(config));
+  return std::make_unique<LiveValidator>(terminology, std::make_unique<SqliteDrugCache>(db, kept), std::move(config));
 }
 
 }  // namespace scribe::sql

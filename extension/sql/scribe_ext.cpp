@@ -81,7 +81,7 @@ int Init(sqlite3* db, char** pzErrMsg) {
   if (!conn) return fail("out of memory", SQLITE_NOMEM);
   try {
     // Live RxNav/openFDA over drug_cache, or offline when SCRIBE_OFFLINE=1 (docs/live-validation.md).
-    conn->validator = MakeDrugValidator(db, DefaultTerminology());
+    conn->validator = MakeDrugValidator(db, DefaultTerminology(), &conn->statements);
   } catch (const std::exception& e) {
     delete conn;
     return fail(std::string("drug validator failed to initialise: ") + e.what(), SQLITE_ERROR);

@@ -32,7 +32,8 @@ int LoadCorpusIntoDb(sqlite3* db, const std::string& dir, const std::string& sea
 struct Connection {
   std::unique_ptr<DrugValidator> validator;
   // Statements prepared once for this connection, by SQL text (scribe_refresh_standings():
-  // compiling the standings views costs more than running them for one vendor). Finalized when
+  // compiling the standings views costs more than running them for one vendor; the drug_cache
+  // lookups and writes of the live validator, drug_cache.h). Finalized when
   // the connection closes: the extension's SQLITE_TRACE_CLOSE callback clears them before SQLite
   // checks for open statements (scribe_ext.cpp).
   std::map<std::string, std::shared_ptr<sqlite3_stmt>> statements;

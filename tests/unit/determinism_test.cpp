@@ -81,6 +81,23 @@ class Determinism : public ::testing::Test {
     return out;
   }
 
+  // Calls check(case, prepared trial, note, validator) for every case's note and for the same
+  // note behind a prefix of invalid UTF-8 (which results write as U+FFFD); the number of calls.
+  template <class Check>
+  static size_t ForEachNote(Check&& check) {
+    auto prepared = Prepare();
+    OfflineValidator validator(DefaultTerminology());
+    size_t checked = 0;
+    for (const Case& c : *cases_) {
+      const PreparedTrial& p = *prepared.at(c.trial_id);
+      for (const std::string& note : {c.note, "\xC0\xB0 lisinopril 10 mg \xFF daily. " + c.note}) {
+        check(c, p, note, validator);
+        ++checked;
+      }
+    }
+    return checked;
+  }
+
   static std::vector<size_t> Order(bool reverse) {
     std::vector<size_t> order(cases_->size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = reverse ? order.size() - 1 - i : i;
@@ -128,18 +145,11 @@ TEST_F(Determinism, EveryFixtureNoteGradesToTheSameBytesInAnyOrderAndInParallel)
 // serialization: the bytes must be DumpJson(Grade(...))'s for every note, and for a note whose
 // evidence carries invalid UTF-8 (written as U+FFFD by both).
 TEST_F(Determinism, GradeTextIsTheSerializedGrade) {
-  auto prepared = Prepare();
-  OfflineValidator validator(DefaultTerminology());
-  size_t checked = 0;
-  for (const Case& c : *cases_) {
-    const PreparedTrial& p = *prepared.at(c.trial_id);
-    for (const std::string& note : {c.note, "\xC0\xB0 lisinopril 10 mg \xFF daily. " + c.note}) {
-      std::string text = GradeText(p, note, corpus_->corpus_hash, validator);
-      EXPECT_EQ(text, DumpJson(Grade(p, note, corpus_->corpus_hash, validator))) << c.name;
-      EXPECT_EQ(nlohmann::json::parse(text)["ground_truth"], p.ground_truth()) << c.name;
-      ++checked;
-    }
-  }
+  size_t checked = ForEachNote([](const Case& c, const PreparedTrial& p, const std::string& note, DrugValidator& validator) {
+    std::string text = GradeText(p, note, corpus_->corpus_hash, validator);
+    EXPECT_EQ(text, DumpJson(Grade(p, note, corpus_->corpus_hash, validator))) << c.name;
+    EXPECT_EQ(nlohmann::json::parse(text)["ground_truth"], p.ground_truth()) << c.name;
+  });
   EXPECT_EQ(checked, 2 * cases_->size());
   ASSERT_GE(checked, 120u);
 }
@@ -151,17 +161,10 @@ TEST_F(Determinism, GradeTextIsTheSerializedGrade) {
 TEST_F(Determinism, DumpJsonWritesWhatDumpWrites) {
   using nlohmann::json;
   auto dump = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
-  auto prepared = Prepare();
-  OfflineValidator validator(DefaultTerminology());
-  size_t checked = 0;
-  for (const Case& c : *cases_) {
-    const PreparedTrial& p = *prepared.at(c.trial_id);
-    for (const std::string& note : {c.note, "\xC0\xB0 lisinopril 10 mg \xFF daily. " + c.note}) {
-      json grade = Grade(p, note, corpus_->corpus_hash, validator);
-      EXPECT_EQ(DumpJson(grade), dump(grade)) << c.name;
-      ++checked;
-    }
-  }
+  size_t checked = ForEachNote([&](const Case& c, const PreparedTrial& p, const std::string& note, DrugValidator& validator) {
+    json grade = Grade(p, note, corpus_->corpus_hash, validator);
+    EXPECT_EQ(DumpJson(grade), dump(grade)) << c.name;
+  });
   ASSERT_GE(checked, 120u);
   const std::vector<std::string> strings = {
       "", "plain", "quote \" and backslash \\", "\b\f\n\r\t", std::string("nul \0 inside", 12),

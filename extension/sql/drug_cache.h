@@ -16,8 +16,8 @@ struct sqlite3_stmt;
 
 namespace scribe::sql {
 
-// Statements prepared once for one connection, by SQL text: the type of Connection::statements
-// (store.h), finalized when the connection closes.
+// Statements prepared once for one connection, by SQL text (Connection::statements, store.h),
+// finalized when the connection closes.
 using KeptStatements = std::map<std::string, std::shared_ptr<sqlite3_stmt>>;
 
 // DrugCacheStore over drug_cache on one connection. Reads and writes are best effort: a

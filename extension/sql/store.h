@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "drug_cache.h"
 #include "grade.h"
 #include "validator.h"
 
@@ -36,7 +37,7 @@ struct Connection {
   // lookups and writes of the live validator, drug_cache.h). Finalized when
   // the connection closes: the extension's SQLITE_TRACE_CLOSE callback clears them before SQLite
   // checks for open statements (scribe_ext.cpp).
-  std::map<std::string, std::shared_ptr<sqlite3_stmt>> statements;
+  KeptStatements statements;
 
   // The prepared trial for an id, from the process's cache or the trials table; sets
   // corpus_hash. Throws SqlError("unknown trial ...") when there is no such trial.

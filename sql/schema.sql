@@ -876,3 +876,33 @@ CREATE INDEX submissions_counted ON submissions (vendor_key, script_id, note_sha
 DROP INDEX grades_version;
 CREATE INDEX grades_version ON grades (grader_version, corpus_hash, submission_id, kind, score_total,
                                        methodology_version, critical_count);
+
+-- migrate 9
+-- The submissions trigger did two things per insert that its writer had already done: it
+-- rewrote the new row (a second write of the note and the result, firing the counted and dirty
+-- triggers again) to set vendor_key, note_sha256 and blank even when the insert gave them, and it
+-- parsed and rendered the 6-9 KB result (json()) to copy it into grades. Now the row is updated
+-- only when the insert left one of the three unset or gave a wrong blank, and the result is
+-- copied through scribe_json(), which returns what json() does and skips the parse for text
+-- that is already compact JSON (tests/sql/scribe_json.test). Every row ends as before.
+DROP TRIGGER submissions_after_insert;
+CREATE TRIGGER submissions_after_insert AFTER INSERT ON submissions
+BEGIN
+  UPDATE submissions
+  SET vendor_key  = coalesce(NEW.vendor_key, scribe_vendor_key(NEW.vendor)),
+      note_sha256 = coalesce(NEW.note_sha256, scribe_sha256(NEW.scribe_output)),
+      blank       = trim(NEW.scribe_output, ' ' || char(9, 10, 13)) = ''
+  WHERE id = NEW.id
+    AND (NEW.vendor_key IS NULL OR NEW.note_sha256 IS NULL
+         OR NEW.blank IS NOT (trim(NEW.scribe_output, ' ' || char(9, 10, 13)) = ''));
+  INSERT OR IGNORE INTO vendors (vendor_key, name, first_seen_at)
+  VALUES (coalesce(NEW.vendor_key, scribe_vendor_key(NEW.vendor)), NEW.vendor, NEW.created_at);
+  INSERT OR IGNORE INTO grades (submission_id, grader_version, methodology_version, corpus_hash, trial_version_hash, kind,
+                                score_total, score_drug, score_mental, score_fabrication, unsafe, critical_count, result,
+                                graded_at)
+  SELECT NEW.id, NEW.grader_version, coalesce(r ->> '$.methodology_version', NEW.grader_version), NEW.corpus_hash,
+         coalesce(r ->> '$.trial_version_hash', ''), NEW.kind, NEW.score_total, NEW.score_drug, NEW.score_mental,
+         NEW.score_fabrication, NEW.unsafe, coalesce(r ->> '$.critical_error_count', json_array_length(r, '$.critical_errors'), NEW.unsafe),
+         r, NEW.created_at
+  FROM (SELECT scribe_json(NEW.result) AS r);
+END;

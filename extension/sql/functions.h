@@ -20,6 +20,10 @@ void FhirValidate(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribeVendorKey(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribeSha256(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribePublicResult(sqlite3_context* ctx, int argc, sqlite3_value** argv);
+// scribe_json(X): what json(X) returns, without parsing and rendering X again when it is already
+// compact strict JSON (compact_json.h). Used where stored results are copied (the grades the
+// submissions trigger and scribe_regrade insert).
+void ScribeJson(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribeReview(sqlite3_context* ctx, int argc, sqlite3_value** argv);
 void ScribeRefreshStandings(sqlite3_context* ctx, int argc, sqlite3_value** argv);

@@ -3,6 +3,7 @@
 //   SELECT scribe_vendor_key('  Careful  SCRIBE ');                -- 'careful scribe'
 //   SELECT scribe_sha256('text');                                    -- hex digest
 //   SELECT scribe_public_result(result) FROM grades;                 -- what the API may show
+//   SELECT scribe_json(result) FROM submissions;                     -- json(result), compact text as is
 //   SELECT scribe_suite_interval(script_id, score_total, 10, vendor_key) FROM counted_runs
 //     GROUP BY vendor_key;                                           -- {"score","low","high",…}
 //   SELECT scribe_kappa(grader_label, reviewer_label) FROM reviews;  -- Cohen's kappa
@@ -42,6 +43,7 @@ SQLITE_EXTENSION_INIT3
 #include <thread>
 #include <vector>
 
+#include "compact_json.h"
 #include "functions.h"
 #include "grade.h"
 #include "hash.h"
@@ -206,6 +208,27 @@ void ScribePublicResult(sqlite3_context* ctx, int, sqlite3_value** argv) {
     }
     ResultText(ctx, shown);
     sqlite3_result_subtype(ctx, 'J');
+  });
+}
+
+void ScribeJson(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  Firewall(ctx, [&] {
+    sqlite3_value* v = argv[0];
+    if (sqlite3_value_type(v) == SQLITE_TEXT) {
+      const char* text = reinterpret_cast<const char*>(sqlite3_value_text(v));
+      if (text && IsCompactJson(std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(v))))) {
+        sqlite3_result_value(ctx, v);  // json() would copy every token of it as written
+        sqlite3_result_subtype(ctx, 'J');
+        return;
+      }
+    }
+    // Anything else is json()'s to check and render, with its own answer or error.
+    sqlite3* db = sqlite3_context_db_handle(ctx);
+    Stmt s = Prepare(db, "SELECT json(?1)");
+    sqlite3_bind_value(s.get(), 1, v);
+    if (sqlite3_step(s.get()) != SQLITE_ROW) throw SqlError(SQLITE_ERROR, sqlite3_errmsg(db));
+    sqlite3_result_value(ctx, sqlite3_column_value(s.get(), 0));
+    if (sqlite3_column_type(s.get(), 0) != SQLITE_NULL) sqlite3_result_subtype(ctx, 'J');
   });
 }
 
@@ -503,7 +526,7 @@ const char* const kGradeInsertSql =
     "score_total, score_drug, score_mental, score_fabrication, unsafe, critical_count, result) "
     "SELECT ?1, r ->> '$.grader_version', r ->> '$.methodology_version', r ->> '$.corpus_hash', "
     "r ->> '$.trial_version_hash', r ->> '$.kind', r ->> '$.score_total', r ->> '$.score_drug', r ->> '$.score_mental', "
-    "r ->> '$.score_fabrication', r ->> '$.unsafe', r ->> '$.critical_error_count', r FROM (SELECT json(?2) AS r) "
+    "r ->> '$.score_fabrication', r ->> '$.unsafe', r ->> '$.critical_error_count', r FROM (SELECT scribe_json(?2) AS r) "
     "WHERE true ON CONFLICT DO NOTHING";
 
 }  // namespace scribe::sql

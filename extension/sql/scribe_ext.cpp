@@ -55,6 +55,7 @@ const FunctionSpec kFunctions[] = {
     {"scribe_vendor_key", 1, kPure, ScribeVendorKey, "NFKC case folding of its argument"},
     {"scribe_sha256", 1, kPure, ScribeSha256, "a digest of its argument"},
     {"scribe_public_result", 1, kPure, ScribePublicResult, "a view of its argument (the sealed rule)"},
+    {"scribe_json", 1, kPure, ScribeJson, "json() of its argument; the submissions trigger uses it"},
     {"scribe_regrade", 0, kDirect, ScribeRegrade, "grades stored submissions and writes grades"},
     {"scribe_regrade", 1, kDirect, ScribeRegrade, "the same, with a batch size"},
     {"scribe_refresh_standings", 0, kDirect, ScribeRefreshStandings, "writes the standings table"},

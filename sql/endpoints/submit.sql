@@ -1,7 +1,8 @@
 -- submit.sql — POST /scribe-trials/api/submit, step 2 of 2: persist the graded result.
 -- connection: write. One INSERT (its own transaction): the row carries the corpus hash and
--- grader version from the result, and the stored result gains id, vendor and created_at; the
--- trigger submissions_after_insert (sql/schema.sql) adds the vendor and the first grade. It
+-- grader version from the result, its vendor key, note digest and blank flag (so the trigger
+-- submissions_after_insert, sql/schema.sql, need not rewrite the row), and the stored result
+-- gains id, vendor and created_at; the trigger adds the vendor and the first grade. It
 -- answers the stored result and its created_at; the program sends the public view of that result
 -- (what scribe_public_result gives: a sealed trial's shows only the total, the Unsafe label and
 -- the number of critical errors), made on the request thread after the commit, not by the one
@@ -11,8 +12,8 @@
 --   :vendor        validated vendor name
 --   :scribe_output the note as submitted
 --   :result        grade.sql's JSON
-INSERT INTO submissions (id, script_id, kind, vendor, vendor_key, note_sha256, created_at, corpus_hash, grader_version,
-                         score_total, score_drug, score_mental, score_fabrication, unsafe,
+INSERT INTO submissions (id, script_id, kind, vendor, vendor_key, note_sha256, blank, created_at, corpus_hash,
+                         grader_version, score_total, score_drug, score_mental, score_fabrication, unsafe,
                          scribe_output, result)
 SELECT :id,
        json_extract(g.r, '$.script_id'),
@@ -20,6 +21,7 @@ SELECT :id,
        :vendor,
        scribe_vendor_key(:vendor),
        scribe_sha256(:scribe_output),
+       trim(:scribe_output, ' ' || char(9, 10, 13)) = '',
        g.now,
        json_extract(g.r, '$.corpus_hash'),
        json_extract(g.r, '$.grader_version'),

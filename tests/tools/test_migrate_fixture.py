@@ -32,7 +32,7 @@ class MigrateFromV2(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def test_every_submission_survives_and_is_regraded(self):
-        self.assertEqual(sql(self.db, "PRAGMA user_version"), ["8"])  # loading the extension migrated it
+        self.assertEqual(sql(self.db, "PRAGMA user_version"), ["9"])  # loading the extension migrated it
         self.assertEqual(sql(self.db, "SELECT id, vendor, vendor_key, blank, kind FROM submissions ORDER BY id"), [
             "a000000000000001|Acme Scribe|acme scribe|0|note",
             "a000000000000002|Acme Scribe|acme scribe|0|note",

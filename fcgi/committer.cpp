@@ -2,9 +2,13 @@
 #include "committer.h"
 
 #include <sqlite3.h>
+#include <time.h>
 
+#include <cstdio>
 #include <stdexcept>
+#include <vector>
 
+#include "compact_json.h"
 #include "http.h"
 #include "sqlite_util.h"
 
@@ -14,7 +18,44 @@ using scribe::sql::SqlError;
 
 std::string RandomSubmissionId() { return RandomHex(8); }
 
+std::string CreatedAtNow() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  const long long ms = static_cast<long long>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+  const time_t seconds = static_cast<time_t>(ms / 1000);
+  tm utc{};
+  gmtime_r(&seconds, &utc);
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
+                utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(ms % 1000));
+  return buffer;
+}
+
 namespace {
+
+// A string as SQLite's JSON writer quotes a text value: '"' and '\\' escaped, the control
+// characters \b \t \n \f \r by name and the others as \u00XX, every other byte as it is.
+void AppendSqliteJsonString(std::string& out, std::string_view s) {
+  static const char kNamed[32] = {0, 0, 0, 0, 0, 0, 0, 0, 'b', 't', 'n', 0, 'f', 'r', 0, 0,
+                                  0, 0, 0, 0, 0, 0, 0, 0, 0,   0,   0,   0, 0,   0,   0, 0};
+  out += '"';
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 && kNamed[c]) {
+      out += '\\';
+      out += kNamed[c];
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += static_cast<char>('0' + (c >> 4));
+      out += "0123456789abcdef"[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
 
 StoreOutcome Failed(int code, std::string message) {
   StoreOutcome o;
@@ -32,6 +73,27 @@ StoreOutcome Abandoned(std::string why) {
 }
 
 }  // namespace
+
+std::optional<std::string> StoredResultText(std::string_view grade, std::string_view id, std::string_view vendor,
+                                            std::string_view created_at) {
+  std::vector<std::string_view> keys;
+  if (grade.size() < 2 || grade.front() != '{' || !IsCompactJson(grade, &keys)) return std::nullopt;
+  for (std::string_view key : keys)  // json_set would replace it in place; an escaped name may be one
+    if (key == "id" || key == "vendor" || key == "created_at" || key.find('\\') != std::string_view::npos)
+      return std::nullopt;
+  std::string out;
+  out.reserve(grade.size() + vendor.size() + 96);
+  out.append(grade.data(), grade.size() - 1);
+  if (grade.size() > 2) out += ',';
+  out += "\"id\":";
+  AppendSqliteJsonString(out, id);
+  out += ",\"vendor\":";
+  AppendSqliteJsonString(out, vendor);
+  out += ",\"created_at\":";
+  AppendSqliteJsonString(out, created_at);
+  out += '}';
+  return out;
+}
 
 Committer::Committer(const std::string& db_path, const std::string& synchronous, std::size_t max_batch)
     : db_(db_path, synchronous, /*prepare_all=*/false), max_batch_(max_batch < 1 ? 1 : max_batch), writer_([this] { Run(); }) {}
@@ -99,14 +161,18 @@ void Committer::StoreOne(Item& item) {
     }
   }
   for (int attempt = 0;; ++attempt) {
-    std::string id = RandomSubmissionId();
+    std::string id = RandomSubmissionId(), created_at = CreatedAtNow();
+    std::optional<std::string> stored_result =
+        StoredResultText(item.submission.result, id, item.submission.vendor, created_at);
     db_.ExecWrite("SAVEPOINT submission");
     try {
       Query insert = db_.Run("submit");
-      insert.Bind(":id", id).Bind(":vendor", item.submission.vendor);
+      insert.Bind(":id", id).Bind(":vendor", item.submission.vendor).Bind(":created_at", created_at);
       insert.Bind(":scribe_output", item.submission.scribe_output).Bind(":result", item.submission.result);
+      if (stored_result) insert.Bind(":stored_result", *stored_result);
       if (!insert.Step()) throw std::logic_error("submit.sql returned no row");
-      std::string stored = insert.Text(0), created_at = insert.Text(1);
+      std::string stored = insert.Text(0);
+      created_at = insert.Text(1);
       insert.Finish();
       db_.ExecWrite("RELEASE submission");
       out.status = StoreOutcome::kStored;

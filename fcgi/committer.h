@@ -22,7 +22,9 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "database.h"
@@ -52,6 +54,18 @@ struct StoreOutcome {
 
 // A submission id: 64 random bits from the kernel's CSPRNG as 16 lower-case hex digits.
 std::string RandomSubmissionId();
+
+// The time now as SQLite's strftime('%Y-%m-%dT%H:%M:%fZ', 'now') writes it (milliseconds,
+// truncated as SQLite's clock is): a submission's created_at.
+std::string CreatedAtNow();
+
+// What SQLite's json_set(grade, '$.id', id, '$.vendor', vendor, '$.created_at', created_at) returns
+// (the stored result: the grade with the three members appended, strings escaped as SQLite's JSON
+// writer escapes them), made without parsing the grade into nodes. nullopt where that shortcut
+// does not hold (the grade is not compact JSON, not an object, or already has one of the three
+// members): submit.sql then calls json_set itself. committer_test.cpp checks it against json_set.
+std::optional<std::string> StoredResultText(std::string_view grade, std::string_view id, std::string_view vendor,
+                                            std::string_view created_at);
 
 class Committer {
  public:

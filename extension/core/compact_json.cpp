@@ -1,7 +1,7 @@
 // compact_json.cpp — a validating scan of strict, compact JSON (see compact_json.h).
 #include "compact_json.h"
 
-#include <vector>
+#include <array>
 
 namespace scribe {
 namespace {
@@ -9,17 +9,26 @@ namespace {
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
+// Bytes a string holds as they are: not '"', not '\\', not a control character.
+constexpr std::array<bool, 256> kPlain = [] {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c < 256; ++c) plain[c] = c != '"' && c != '\\';
+  return plain;
+}();
+
 // The string at text[i] (its opening quote); i moves past the closing quote.
 bool String(std::string_view text, size_t& i) {
   if (i >= text.size() || text[i] != '"') return false;
-  for (++i; i < text.size(); ++i) {
+  const size_t n = text.size();
+  for (++i; i < n; ++i) {
+    while (i < n && kPlain[static_cast<unsigned char>(text[i])]) ++i;
+    if (i >= n) return false;
     unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == '"') {
       ++i;
       return true;
     }
-    if (c < 0x20) return false;
-    if (c != '\\') continue;
+    if (c != '\\') return false;  // a control character
     if (++i >= text.size()) return false;
     switch (text[i]) {
       case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': break;
@@ -63,10 +72,19 @@ bool Literal(std::string_view text, size_t& i, std::string_view word) {
 
 }  // namespace
 
-bool IsCompactJson(std::string_view text) {
+bool IsCompactJson(std::string_view text, std::vector<std::string_view>* top_level_keys) {
   // An explicit stack of open containers ('{' or '['): no recursion on hostile nesting.
   std::vector<char> open;
+  open.reserve(16);
   size_t i = 0;
+  // A member name at text[i], then its colon.
+  auto member_name = [&]() {
+    size_t begin = i;
+    if (!String(text, i) || i >= text.size() || text[i] != ':') return false;
+    if (top_level_keys && open.size() == 1) top_level_keys->push_back(text.substr(begin + 1, i - begin - 2));
+    ++i;
+    return true;
+  };
   for (;;) {
     // A value at text[i].
     if (i >= text.size()) return false;
@@ -82,10 +100,7 @@ bool IsCompactJson(std::string_view text) {
           open.pop_back();
           break;
         }
-        if (open.back() == '{') {
-          if (!String(text, i) || i >= text.size() || text[i] != ':') return false;
-          ++i;
-        }
+        if (open.back() == '{' && !member_name()) return false;
         scalar = false;
         break;
       case '"':
@@ -116,10 +131,7 @@ bool IsCompactJson(std::string_view text) {
       }
       if (text[i] != ',') return false;
       ++i;
-      if (open.back() == '{') {
-        if (!String(text, i) || i >= text.size() || text[i] != ':') return false;
-        ++i;
-      }
+      if (open.back() == '{' && !member_name()) return false;
       break;
     }
   }

@@ -14,13 +14,16 @@
 
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 namespace scribe {
 
 inline constexpr size_t kMaxCompactDepth = 1000;  // below SQLite's own limit (2,000 in 3.40)
 
 // True when `text` is one RFC 8259 JSON value with no white space outside its strings and no
-// control character inside them, nested at most kMaxCompactDepth deep. Linear, no allocation.
-bool IsCompactJson(std::string_view text);
+// control character inside them, nested at most kMaxCompactDepth deep. Linear; a few
+// instructions per byte. With `top_level_keys`, the member names of a top-level object are
+// appended to it as written between their quotes (escapes not decoded).
+bool IsCompactJson(std::string_view text, std::vector<std::string_view>* top_level_keys = nullptr);
 
 }  // namespace scribe

@@ -2,16 +2,20 @@
 -- connection: write. One INSERT (its own transaction): the row carries the corpus hash and
 -- grader version from the result, its vendor key, note digest and blank flag (so the trigger
 -- submissions_after_insert, sql/schema.sql, need not rewrite the row), and the stored result
--- gains id, vendor and created_at; the trigger adds the vendor and the first grade. It
--- answers the stored result and its created_at; the program sends the public view of that result
--- (what scribe_public_result gives: a sealed trial's shows only the total, the Unsafe label and
--- the number of critical errors), made on the request thread after the commit, not by the one
+-- gains id, vendor and created_at (appended by json_set, or the same text made by the program:
+-- committer.h, StoredResultText); the trigger adds the vendor and the first grade. It answers the
+-- stored result and its created_at; the program sends the public view of that result (what
+-- scribe_public_result gives: a sealed trial's shows only the total, the Unsafe label and the
+-- number of critical errors), made on the request thread after the commit, not by the one
 -- writer (grade.h, PublicSubmissionText), and GET /api/submissions/:id answers the same.
 --
 --   :id            16 random hex digits chosen by the program
 --   :vendor        validated vendor name
 --   :scribe_output the note as submitted
 --   :result        grade.sql's JSON
+--   :created_at    the time now, as strftime('%Y-%m-%dT%H:%M:%fZ', 'now') writes it
+--   :stored_result json_set(:result, '$.id', :id, '$.vendor', :vendor, '$.created_at', :created_at),
+--                  made by the program; NULL to let json_set make it
 INSERT INTO submissions (id, script_id, kind, vendor, vendor_key, note_sha256, blank, created_at, corpus_hash,
                          grader_version, score_total, score_drug, score_mental, score_fabrication, unsafe,
                          scribe_output, result)
@@ -22,7 +26,7 @@ SELECT :id,
        scribe_vendor_key(:vendor),
        scribe_sha256(:scribe_output),
        trim(:scribe_output, ' ' || char(9, 10, 13)) = '',
-       g.now,
+       :created_at,
        json_extract(g.r, '$.corpus_hash'),
        json_extract(g.r, '$.grader_version'),
        json_extract(g.r, '$.score_total'),
@@ -31,6 +35,6 @@ SELECT :id,
        json_extract(g.r, '$.score_fabrication'),
        json_extract(g.r, '$.unsafe'),
        :scribe_output,
-       json_set(g.r, '$.id', :id, '$.vendor', :vendor, '$.created_at', g.now)
-FROM (SELECT :result AS r, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now) AS g
+       coalesce(:stored_result, json_set(g.r, '$.id', :id, '$.vendor', :vendor, '$.created_at', :created_at))
+FROM (SELECT :result AS r) AS g
 RETURNING result, created_at;

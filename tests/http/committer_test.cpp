@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -161,6 +162,81 @@ TEST_F(CommitterTest, AnInsertTheDatabaseRefusesFailsWithItsCodeAndMessage) {
   EXPECT_EQ(out.code, SQLITE_CONSTRAINT_TRIGGER);
   EXPECT_EQ(out.message, "disk on fire");
   EXPECT_EQ(Scalar("SELECT count(*) FROM submissions"), "1");
+}
+
+}  // namespace
+}  // namespace scribe::http
+
+namespace scribe::http {
+namespace {
+
+// What SQLite's json_set gives for the stored result, on an in-memory connection.
+std::optional<std::string> JsonSet(std::string_view grade, std::string_view id, std::string_view vendor,
+                                   std::string_view created_at) {
+  sqlite3* db = nullptr;
+  sqlite3_open(":memory:", &db);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "SELECT json_set(?1, '$.id', ?2, '$.vendor', ?3, '$.created_at', ?4)", -1, &s, nullptr);
+  int i = 1;
+  for (std::string_view v : {grade, id, vendor, created_at})
+    sqlite3_bind_text(s, i++, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  std::optional<std::string> out;
+  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+    out = std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)),
+                      static_cast<size_t>(sqlite3_column_bytes(s, 0)));
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return out;
+}
+
+TEST_F(CommitterTest, StoredResultTextIsWhatJsonSetStoresForEveryByteAndHostileNames) {
+  Database db(path_);
+  std::vector<std::string> grades;
+  for (const char* note : {"Amoxicillin 500 mg three times daily.", "", "No SI. \"quoted\" \\ back\x01slash"}) {
+    Query grade = db.Run("grade");
+    grade.Bind(":script_id", "01-sore-throat").Bind(":scribe_output", note);
+    ASSERT_TRUE(grade.Step());
+    grades.push_back(grade.Text(0));
+  }
+  grades.push_back("{}");
+  grades.push_back(R"({"a":{"id":1},"b":["vendor"],"c":"created_at"})");  // nested or valued: not members
+  std::vector<std::string> vendors = {"Acme Scribe", "<svg onload=alert(1)>", "'; DROP TABLE submissions; --",
+                                      "../../etc/passwd", "Zoë ＡＣＭＥ 名前", "a\"b\\c", "tab\there",
+                                      std::string("nul\0byte", 8), "\xC3\x28 invalid \xFF utf-8", "\u2028\u2029"};
+  for (int c = 0; c < 256; ++c) vendors.push_back(std::string("v") + static_cast<char>(c) + "w");
+  size_t compared = 0;
+  for (const std::string& g : grades)
+    for (const std::string& v : vendors) {
+      std::optional<std::string> ours = StoredResultText(g, "0123456789abcdef", v, "2026-12-03T10:11:12.345Z");
+      ASSERT_TRUE(ours) << g;
+      EXPECT_EQ(*ours, JsonSet(g, "0123456789abcdef", v, "2026-12-03T10:11:12.345Z")) << v;
+      ++compared;
+    }
+  EXPECT_EQ(compared, 5u * 266u);
+}
+
+TEST(StoredResultText, LeavesToJsonSetWhatItCannotAppend) {
+  for (const char* grade : {R"({"id":"x","a":1})", R"({"a":1,"vendor":"v"})", R"({"created_at":"t"})", R"({"\u0069d":1})",
+                            R"({ "a": 1 })", "[1,2]", "not json", ""})
+    EXPECT_FALSE(StoredResultText(grade, "id", "vendor", "t")) << grade;
+}
+
+TEST(CreatedAtNow, IsStrftimeNowToTheMillisecond) {
+  std::string ours = CreatedAtNow();
+  sqlite3* db = nullptr;
+  sqlite3_open(":memory:", &db);
+  sqlite3_stmt* s = nullptr;
+  // Same shape, and within a second of SQLite's own clock (SQLite reads the same clock).
+  sqlite3_prepare_v2(db, "SELECT ?1 GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9].[0-9][0-9][0-9]Z', "
+                         "abs(julianday(?1) - julianday('now')) * 86400 < 1, strftime('%Y-%m-%dT%H:%M:%fZ', ?1) = ?1",
+                     -1, &s, nullptr);
+  sqlite3_bind_text(s, 1, ours.c_str(), -1, SQLITE_TRANSIENT);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(s, 0), 1) << ours;
+  EXPECT_EQ(sqlite3_column_int(s, 1), 1) << ours;
+  EXPECT_EQ(sqlite3_column_int(s, 2), 1) << ours;
+  sqlite3_finalize(s);
+  sqlite3_close(db);
 }
 
 }  // namespace

@@ -439,44 +439,52 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     };
     // A batch is graded, then stored in order. Offline (SCRIBE_OFFLINE=1) the grades of a batch
     // run on every core, each thread with its own OfflineValidator (a prepared trial is safe to
-    // share); a live validator reads and writes drug_cache through this connection, so it grades
-    // on this thread alone. Either way the rows written, and their order, are the same.
+    // share), and the batches form a pipeline: while this thread stores one batch, the next is
+    // being graded, so storing (one writer) does not leave the cores idle. A live validator
+    // reads and writes drug_cache through this connection, so it grades on this thread alone,
+    // one batch after the other. Either way the rows written, and their order, are the same.
     struct Todo {
       std::string id, note, hash;
       std::shared_ptr<const PreparedTrial> trial;
       std::string result;
     };
-    std::vector<Todo> pending;
-    pending.reserve(static_cast<std::size_t>(batch));
+    struct Batch {
+      std::vector<Todo> todo;
+      std::vector<std::thread> pool;
+      std::vector<std::exception_ptr> errors;
+      std::atomic<std::size_t> next{0};
+    };
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const bool offline = LiveConfigFromEnv().offline;
-    auto grade_and_store = [&] {
-      if (pending.empty()) return;
-      const std::size_t threads = offline ? std::min<std::size_t>({cores, 8, pending.size()}) : 1;
-      if (threads <= 1) {
-        for (Todo& t : pending)
-          t.result = GradeText(*t.trial, t.note, t.hash, *conn.validator);
-      } else {
-        std::atomic<std::size_t> next{0};
-        std::vector<std::exception_ptr> errors(threads);
-        std::vector<std::thread> pool;
-        for (std::size_t k = 0; k < threads; ++k)
-          pool.emplace_back([&, k] {
-            try {
-              OfflineValidator validator(DefaultTerminology());
-              for (std::size_t i; (i = next.fetch_add(1)) < pending.size();) {
-                Todo& t = pending[i];
-                t.result = GradeText(*t.trial, t.note, t.hash, validator);
-              }
-            } catch (...) {
-              errors[k] = std::current_exception();
-            }
-          });
-        for (auto& t : pool) t.join();
-        for (auto& e : errors)
-          if (e) std::rethrow_exception(e);
+    // Starts grading `b` on its own threads (offline), or grades it here (live).
+    auto start_grading = [&](Batch& b) {
+      const std::size_t threads = offline ? std::min<std::size_t>({cores, 8, b.todo.size()}) : 1;
+      if (threads <= 1 && !offline) {
+        for (Todo& t : b.todo) t.result = GradeText(*t.trial, t.note, t.hash, *conn.validator);
+        return;
       }
-      for (const Todo& t : pending) {
+      b.errors.assign(threads, nullptr);
+      for (std::size_t k = 0; k < threads; ++k)
+        b.pool.emplace_back([&b, k] {
+          try {
+            OfflineValidator validator(DefaultTerminology());
+            for (std::size_t i; (i = b.next.fetch_add(1)) < b.todo.size();) {
+              Todo& t = b.todo[i];
+              t.result = GradeText(*t.trial, t.note, t.hash, validator);
+            }
+          } catch (...) {
+            b.errors[k] = std::current_exception();
+          }
+        });
+    };
+    auto finish_grading = [&](Batch& b) {
+      for (auto& t : b.pool) t.join();
+      b.pool.clear();
+      for (auto& e : b.errors)
+        if (e) std::rethrow_exception(e);
+    };
+    auto store = [&](Batch& b) {
+      for (const Todo& t : b.todo) {
         if (writer != db && in_batch == 0) Exec(writer, "BEGIN IMMEDIATE");
         sqlite3_reset(ins.get());
         BindText(ins.get(), 1, t.id);
@@ -490,18 +498,43 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
         ++graded;
         ++in_batch;
       }
-      pending.clear();
       commit();
     };
+    // `grading` is the batch whose grades are running; `filling` collects the next one.
+    auto grading = std::make_unique<Batch>(), filling = std::make_unique<Batch>();
+    bool started = false;
+    // Threads still grading must be joined however this function leaves.
+    struct Joiner {
+      std::unique_ptr<Batch>& b;
+      ~Joiner() {
+        for (auto& t : b->pool)
+          if (t.joinable()) t.join();
+      }
+    } joiner{grading};
+    // Hands the filled batch to the graders and stores the one they finished meanwhile.
+    auto advance = [&] {
+      if (started) finish_grading(*grading);
+      std::swap(grading, filling);
+      if (!grading->todo.empty()) start_grading(*grading);
+      if (started) store(*filling);
+      started = !grading->todo.empty();
+      filling = std::make_unique<Batch>();
+      filling->todo.reserve(static_cast<std::size_t>(batch));
+    };
+    filling->todo.reserve(static_cast<std::size_t>(batch));
     int rc;
     while ((rc = sqlite3_step(todo.get())) == SQLITE_ROW) {
       if (!sqlite3_column_int(todo.get(), 3)) { ++unknown; continue; }
       Todo t{ColumnText(todo.get(), 0), ColumnText(todo.get(), 2), "", nullptr, ""};
       t.trial = conn.Trial(db, ColumnText(todo.get(), 1), t.hash);
-      pending.push_back(std::move(t));
-      if (pending.size() >= static_cast<std::size_t>(batch)) grade_and_store();
+      filling->todo.push_back(std::move(t));
+      if (filling->todo.size() >= static_cast<std::size_t>(batch)) advance();
     }
-    grade_and_store();
+    advance();  // the last partial batch to the graders, and the one before it stored
+    if (started) {
+      finish_grading(*grading);
+      store(*grading);
+    }
     if (rc != SQLITE_DONE) throw SqlError(rc, sqlite3_errmsg(db));
     commit();
     // Nothing (more) to grade: still bring the table to the current versions.

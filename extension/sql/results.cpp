@@ -17,8 +17,8 @@
 // transaction on a second connection to the same file (so readers and submitters interleave), or
 // in the caller's transaction when there is no file or the caller holds one. It is idempotent: a
 // second call finds nothing to do. Offline (SCRIBE_OFFLINE=1) each batch is graded on every
-// core (up to 8 threads), then stored in order; a live validator grades on the caller's thread,
-// since it reads and writes drug_cache through the connection. It reports {"submissions", "graded", "already_current",
+// core (up to 8 threads) while the batch before it is stored, in order; a live validator grades
+// on the caller's thread, since it reads and writes drug_cache through the connection. It reports {"submissions", "graded", "already_current",
 // "unknown_trial", "batches", "grader_version", "corpus_hash"}.
 //
 // scribe_refresh_standings() brings the standings table (sql/schema.sql, migrate 6) up to date in

@@ -460,12 +460,43 @@ struct LiveValidator::Answer {
 };
 
 // Answers already read, by cache key, until their row expires: a warm grade parses nothing.
+// And whole validations made from cached answers alone, by term and offline match, until the
+// first of those answers expires: a warm grade's lookups neither read rows nor build reasons.
+// Until then every row they were made from stays as it is (a row is only replaced once expired),
+// so the validation is the one the rows would give again.
 struct LiveValidator::Memo {
   static constexpr size_t kMaxEntries = 4096;
   std::unordered_map<std::string, std::pair<Answer, int64_t>> answers;  // key -> (answer, expires_at)
   void Put(const std::string& key, const Answer& a, int64_t expires_at) {
     if (answers.size() >= kMaxEntries) answers.clear();
     answers[key] = {a, expires_at};
+  }
+  struct Remembered {
+    Validation validation;
+    int64_t expires_at = 0;
+    int cache_hits = 0;                               // what the lookup added to stats
+    std::optional<std::string> openfda_last_updated;  // what it set Versions()' openfda to
+  };
+  std::unordered_map<std::string, Remembered> validations;  // MemoKey(term, local) -> validation
+  void Put(const std::string& key, Remembered r) {
+    if (validations.size() >= kMaxEntries) validations.clear();
+    validations[key] = std::move(r);
+  }
+  // The RxNorm version row's answer (Versions()), while the row is fresh.
+  json rxnav_version;
+  int64_t rxnav_version_expires_at = 0;
+};
+
+// What one lookup read: whether every answer came from the cache (memo or row), the first
+// expiry among them, and the side effects a remembered validation must repeat.
+struct LiveValidator::Trace {
+  bool from_cache = true;
+  int64_t expires_at = INT64_MAX;
+  int cache_hits = 0;
+  std::optional<std::string> openfda_last_updated;
+  void Cached(int64_t row_expires_at) {
+    ++cache_hits;
+    expires_at = std::min(expires_at, row_expires_at);
   }
 };
 
@@ -618,15 +649,18 @@ LiveValidator::Answer LiveValidator::Fetch(Upstream& up, Endpoint endpoint, cons
   int64_t now = clock_();
   if (auto it = memo_->answers.find(key); it != memo_->answers.end() && it->second.second > now) {
     ++stats_.cache_hits;
+    if (trace_) trace_->Cached(it->second.second);
     return it->second.first;
   }
   if (std::optional<CacheRow> row = cache_->Get(key); row && row->expires_at > now) {
     if (std::optional<Answer> cached = FromRow(up, endpoint, *row)) {
       ++stats_.cache_hits;
+      if (trace_) trace_->Cached(row->expires_at);
       memo_->Put(key, *cached, row->expires_at);
       return *cached;
     }
   }
+  if (trace_) trace_->from_cache = false;
   Answer a;
   if (!up.guard->breaker.Allow(now)) {
     a.failure = up.name + " " + up.guard->breaker.Describe();
@@ -824,8 +858,10 @@ void LiveValidator::AddOpenFda(Validation& v, const std::vector<std::pair<std::s
     return;
   }
   std::string prefix = a.cached ? "cache (openfda, fetched " + FormatUtcSeconds(a.fetched_at) + "): " : "openfda: ";
-  if (const json* meta = Member(a.body(), "meta"); meta && !Str(*meta, "last_updated").empty())
+  if (const json* meta = Member(a.body(), "meta"); meta && !Str(*meta, "last_updated").empty()) {
     openfda_last_updated_ = Str(*meta, "last_updated");
+    if (trace_) trace_->openfda_last_updated = openfda_last_updated_;
+  }
   if (a.kind == Answer::Kind::kNotFound) {
     v.reason += "; " + prefix + "no NDC product for " + what + " (" + offline_forms + ")";
     return;
@@ -849,8 +885,41 @@ void LiveValidator::AddOpenFda(Validation& v, const std::vector<std::pair<std::s
               "; routes: " + (routes.empty() ? "none" : JoinList(v.routes, ", ")) + ")";
 }
 
+namespace {
+
+// The memo key of a validation: the term as written and the offline match given with it.
+std::string MemoKey(std::string_view term, const std::optional<TermMatch>& local) {
+  std::string key(term);
+  key += '\0';
+  if (local)
+    key += std::to_string(local->concept_id) + ':' + std::to_string(static_cast<int>(local->kind)) + ':' +
+           std::to_string(local->distance) + ':' + std::to_string(local->token_count);
+  return key;
+}
+
+}  // namespace
+
 Validation LiveValidator::Validate(std::string_view term, const std::optional<TermMatch>& local) {
   std::lock_guard<std::mutex> lock(mu_);
+  const std::string key = MemoKey(term, local);
+  if (auto it = memo_->validations.find(key); it != memo_->validations.end() && it->second.expires_at > clock_()) {
+    stats_.cache_hits += it->second.cache_hits;
+    if (it->second.openfda_last_updated) openfda_last_updated_ = *it->second.openfda_last_updated;
+    return it->second.validation;
+  }
+  Trace trace;
+  trace_ = &trace;
+  struct Untrace {
+    Trace*& t;
+    ~Untrace() { t = nullptr; }
+  } untrace{trace_};
+  Validation v = Lookup(term, local);
+  if (trace.from_cache && trace.cache_hits > 0)
+    memo_->Put(key, Memo::Remembered{v, trace.expires_at, trace.cache_hits, trace.openfda_last_updated});
+  return v;
+}
+
+Validation LiveValidator::Lookup(std::string_view term, const std::optional<TermMatch>& local) {
   Validation offline = OfflineValidation(terminology_, term, local);
   const std::string query = NormalizePhrase(term);
   if (query.empty()) return offline;
@@ -883,10 +952,15 @@ Validation LiveValidator::Validate(std::string_view term, const std::optional<Te
 
 json LiveValidator::Versions() {
   std::lock_guard<std::mutex> lock(mu_);
+  // A fresh version row is not replaced before it expires: its version is read once until then.
   json rxnav = nullptr;
-  if (std::optional<CacheRow> row = cache_->Get("rxnav:version:current"); row && row->status == "ok") {
+  if (memo_->rxnav_version_expires_at > clock_()) {
+    rxnav = memo_->rxnav_version;
+  } else if (std::optional<CacheRow> row = cache_->Get("rxnav:version:current"); row && row->status == "ok") {
     json j = json::parse(row->response, nullptr, false);
     if (!j.is_discarded() && !Str(j, "version").empty()) rxnav = Str(j, "version");
+    memo_->rxnav_version = rxnav;
+    memo_->rxnav_version_expires_at = row->expires_at;
   }
   return {{"offline", terminology_.version()},
           {"offline_release", terminology_.release_date()},

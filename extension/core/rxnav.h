@@ -204,6 +204,7 @@ class LiveValidator : public DrugValidator {
   struct Answer;
   struct RxnavMatch;
   struct Memo;
+  struct Trace;
   using Endpoint = UpstreamEndpoint;
 
   // Why the current note may not ask an upstream any more ("live-validation budget spent
@@ -213,6 +214,8 @@ class LiveValidator : public DrugValidator {
   Answer Fetch(Upstream& up, Endpoint endpoint, const std::string& key, const std::string& term, const std::string& url);
   // A cached row as an answer; nothing when the row cannot be read (then it is refetched).
   std::optional<Answer> FromRow(const Upstream& up, Endpoint endpoint, const CacheRow& row) const;
+  // Validate without the validation memo.
+  Validation Lookup(std::string_view term, const std::optional<TermMatch>& local);
   RxnavMatch LookupRxnav(std::string_view term, const std::string& query);
   void RefreshVersion();
   void AddOpenFda(Validation& v, const std::vector<std::pair<std::string, std::string>>& ingredients);
@@ -224,6 +227,7 @@ class LiveValidator : public DrugValidator {
   Clock clock_;
   std::unique_ptr<Upstream> rxnav_, openfda_;
   std::unique_ptr<Memo> memo_;
+  Trace* trace_ = nullptr;  // what the lookup Validate is making has read, while it runs
   std::string openfda_last_updated_;
   int64_t note_started_us_ = 0;  // steady clock: when the current note's budget began
   int note_requests_ = 0;        // upstream requests made for the current note

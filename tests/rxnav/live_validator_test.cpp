@@ -372,6 +372,35 @@ TEST_F(LiveValidatorTest, CacheFreshThenExpiredThenRefreshed) {
             "2026-12-07T10:00:00.000Z");
 }
 
+// A validation made from cached answers alone is remembered until the first of them expires:
+// the same fields and reason, the same cache hits counted, the same versions reported.
+TEST_F(LiveValidatorTest, RememberedValidationIsWhatTheCachedRowsGive) {
+  Db db;
+  auto validator = Make(Config(), std::make_unique<sql::SqliteDrugCache>(db.db));
+  validator->Validate("Zoloft", std::nullopt);  // brand: approximateTerm, version, properties, related, openFDA
+  EXPECT_EQ(validator->stats().rxnav_requests, 4);
+  now_ = kT0 + kHour;
+  auto hits = [&] { return validator->stats().cache_hits; };
+  int before = hits();
+  Validation first = validator->Validate("Zoloft", std::nullopt);  // read from the rows
+  int per_lookup = hits() - before;
+  EXPECT_EQ(per_lookup, 4);
+  EXPECT_EQ(first.source, "cache");
+  json versions = validator->Versions();
+  // The rows change under the validator (as only an expired row may): it keeps its answer.
+  ASSERT_EQ(sqlite3_exec(db.db, "UPDATE drug_cache SET response = '{}'", nullptr, nullptr, nullptr), SQLITE_OK);
+  for (int i = 0; i < 3; ++i) {
+    Validation again = validator->Validate("Zoloft", std::nullopt);
+    EXPECT_EQ(again.ToJson(), first.ToJson());
+    EXPECT_EQ(hits() - before, per_lookup * (i + 2));
+  }
+  EXPECT_EQ(validator->Versions(), versions);
+  EXPECT_EQ(validator->stats().rxnav_requests, 4);  // the cold lookup's only
+  // Another offline match given with the term is another validation.
+  Validation with_local = validator->Validate("Zoloft", DefaultTerminology().Lookup("Zoloft"));
+  EXPECT_EQ(with_local.source, "cache");
+}
+
 TEST_F(LiveValidatorTest, NegativeAnswersLiveShorter) {
   Db db;
   auto validator = Make(Config(), std::make_unique<sql::SqliteDrugCache>(db.db));

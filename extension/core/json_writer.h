@@ -78,25 +78,30 @@ class JsonWriter {
     bool empty = true;    // nothing written in it yet (no comma before the next item)
     bool ordered = true;  // every key so far came after the one before it
     size_t first_member;  // its members are members_[first_member..]
-    size_t keys_begin;    // and their keys keys_[keys_begin..]
+    size_t keys_begin;    // and their escaped keys keys_[keys_begin..]
   };
   struct Member {
-    size_t begin;                // where its text (key, colon, value) starts in out_
-    size_t key_begin, key_size;  // its key as written, in keys_
+    size_t begin;      // where its text ("key":value) starts in out_
+    size_t key_begin;  // where its key's own bytes are: in out_ (a key written as it is) or in keys_
+    size_t key_size;
+    bool key_in_out;
   };
   void BeforeValue();
+  void Open(char bracket, bool object);
   void WriteInt(int64_t n);
   void WriteUint(uint64_t n);
-  std::string_view KeyOf(const Member& m) const { return std::string_view(keys_).substr(m.key_begin, m.key_size); }
+  std::string_view KeyOf(const Member& m) const {
+    return std::string_view((m.key_in_out ? out_.data() : keys_.data()) + m.key_begin, m.key_size);
+  }
   // Puts the members of the innermost object in key order (stable), checking for repeated keys.
   void SortMembers(const Frame& frame);
 
   std::string& out_;
   std::vector<Frame> frames_;
-  std::vector<Member> members_;  // of the open objects, innermost last
-  std::string keys_;             // their keys (raw: ordered as std::string compares them)
-  std::vector<size_t> order_;    // scratch for SortMembers
-  std::string moved_;            // scratch for SortMembers
+  std::vector<Member> members_;         // of the open objects, innermost last
+  std::string keys_;                    // their keys that needed escaping, raw (they order by these bytes)
+  std::vector<size_t> order_, merged_;  // scratch for SortMembers
+  std::string moved_;                   // scratch for SortMembers
 };
 
 // How results are serialized: compact, keys sorted, invalid UTF-8 written as U+FFFD; the bytes

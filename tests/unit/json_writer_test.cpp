@@ -75,6 +75,40 @@ TEST(JsonWriter, StringsAreEscapedAsDumpEscapesThem) {
   }
 }
 
+// The writer escapes ASCII and checks UTF-8 itself (invalid UTF-8 is left to dump()): every byte
+// alone and in context, every pair of bytes, and three- and four-byte sequences over every lead
+// byte with the continuation bytes at the edges of each range Unicode's Table 3-7 allows.
+TEST(JsonWriter, EveryShortByteSequenceIsWrittenAsDumpWritesIt) {
+  size_t checked = 0;
+  auto check = [&](const std::string& s) {
+    std::string out;
+    JsonWriter(out).String(s);
+    ASSERT_EQ(out, Dump(s)) << Dump(s);
+    ++checked;
+  };
+  for (int a = 0; a < 256; ++a) {
+    check(std::string(1, static_cast<char>(a)));
+    check("a" + std::string(1, static_cast<char>(a)) + "z\"");
+    for (int b = 0; b < 256; ++b) check({static_cast<char>(a), static_cast<char>(b)});
+  }
+  const unsigned char edges[] = {0x00, 0x0A, 0x22, 0x41, 0x5C, 0x7F, 0x80, 0x8F, 0x90, 0x9F,
+                                 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xFF};
+  for (int lead = 0x80; lead < 256; ++lead)
+    for (unsigned char b : edges)
+      for (unsigned char c : edges) {
+        check({static_cast<char>(lead), static_cast<char>(b), static_cast<char>(c)});
+        if (lead < 0xF0 || lead > 0xF7) continue;
+        for (unsigned char d : edges)
+          check({static_cast<char>(lead), static_cast<char>(b), static_cast<char>(c), static_cast<char>(d), 'x'});
+      }
+  // Each kind of byte at each place of a longer text.
+  const std::string specials[] = {std::string(1, '\0'), "\x1F", " ", "~", "\x7F", "\"", "\\", "\x80", "\xC3\xA9",
+                                  "\xE2\x80\xA8", "\xF0\x9F\x92\x8A", "\xC3", "\xFF"};
+  for (const std::string& special : specials)
+    for (size_t at = 0; at <= 24; ++at) check(std::string(at, 'a') + special + std::string(24 - at, 'b'));
+  EXPECT_GT(checked, 150000u);
+}
+
 TEST(JsonWriter, NumbersPrintAsTheirTypePrintsInADom) {
   const double doubles[] = {0.0,     -0.0,    0.1,    1.0,        -2.5, 100.0, 1e21, 1e-7, 5e-324, DBL_MIN,
                             DBL_MAX, -DBL_MAX, 0.30000000000000004, 0.6667, 1e300};
@@ -134,6 +168,22 @@ TEST(JsonWriter, MembersEndUpInKeyOrder) {
   w.EndObject();
   EXPECT_EQ(out, R"({"a":{"c":{},"d":[]},"a_b":null,"ab":"x,\"y\":}z","b":1})");
   EXPECT_EQ(out, Dump(json::parse(out)));
+
+  // After a long text (the members are moved aside and back, not the text before them).
+  const std::string before(1000, 'x');
+  std::string after = before;
+  JsonWriter v(after);
+  v.BeginObject();
+  v.Key("z");
+  v.String("last");
+  v.Key("m");
+  v.BeginArray();
+  v.Int(1);
+  v.EndArray();
+  v.Key("a");
+  v.Bool(true);
+  v.EndObject();
+  EXPECT_EQ(after, before + R"({"a":true,"m":[1],"z":"last"})");
 }
 
 TEST(JsonWriter, KeysAreOrderedByTheirBytesAsStdMapOrdersThem) {
@@ -144,6 +194,8 @@ TEST(JsonWriter, KeysAreOrderedByTheirBytesAsStdMapOrdersThem) {
   object["parse_error"] = 1;
   object["parsed"] = 2;
   object["Zebra"] = 3;
+  object[std::string(100, 'k')] = std::string(100, 'v');          // longer than the writer's short path
+  object[std::string(70, 'k') + "\xC3\xA9"] = std::string(70, '"');
   EXPECT_EQ(Written(object), Dump(object));
 }
 

@@ -86,8 +86,9 @@ class Kind {
   virtual std::shared_ptr<const PreparedBody> Prepare(const Trial& trial, const Environment& env) const = 0;
   virtual std::unique_ptr<Outcome> Score(const Trial& trial, const PreparedBody& prepared, std::string_view output,
                                          GradeContext& ctx) const = 0;
-  // Writes the kind's members of the result into the open result object `w` (any order: the
-  // writer sorts them in among the envelope's). They must not be the envelope's own keys (grade.h).
+  // Writes the kind's members of the result into the open result object `w`, in any order (the
+  // writer sorts them in among the envelope's). A key of the envelope's (GradeText, grade.cpp)
+  // must not be written again: the writer throws std::logic_error on a repeated key.
   virtual void Render(const Trial& trial, const Outcome& outcome, JsonWriter& w) const = 0;
   // What an agent is given: by default the instructions, a blank line and the encounter text.
   virtual std::string Prompt(const Trial& trial) const;

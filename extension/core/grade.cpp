@@ -1,8 +1,6 @@
 // grade.cpp — the result envelope every kind shares (see grade.h).
 #include "grade.h"
 
-#include <charconv>
-#include <cmath>
 #include <stdexcept>
 
 namespace scribe {
@@ -12,144 +10,59 @@ using nlohmann::json;
 PreparedTrial::PreparedTrial(Trial trial, const Rules& rules, const Terminology& terminology,
                              const AssertionAnalyzer& assertion)
     : trial_(std::move(trial)), kind_(KindOf(trial_)), env_{rules, terminology, assertion},
-      body_(kind_.Prepare(trial_, env_)), ground_truth_(GroundTruthJson(trial_)), ground_truth_text_(DumpJson(ground_truth_)) {}
-
-namespace {
-
-// What dump() writes for a string: the common case (printable ASCII without a quote or a
-// backslash) is copied; anything else (controls, non-ASCII, invalid UTF-8) is left to dump()
-// itself, so escapes and replacement characters are its own.
-void AppendString(std::string& out, const std::string& s) {
-  for (unsigned char c : s) {
-    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
-      out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
-      return;
-    }
-  }
-  out += '"';
-  out += s;
-  out += '"';
-}
-
-template <typename Number>
-void AppendInteger(std::string& out, Number n) {
-  char buffer[24];
-  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, n);
-  out.append(buffer, end);
-}
-
-// What dump(-1, ' ', false, replace) writes, appended to `out` without a serializer of its own.
-void AppendJson(std::string& out, const json& j) {
-  switch (j.type()) {
-    case json::value_t::object: {
-      out += '{';
-      bool first = true;
-      for (const auto& [key, value] : j.get_ref<const json::object_t&>()) {
-        if (!first) out += ',';
-        first = false;
-        AppendString(out, key);
-        out += ':';
-        AppendJson(out, value);
-      }
-      out += '}';
-      return;
-    }
-    case json::value_t::array: {
-      out += '[';
-      bool first = true;
-      for (const json& value : j.get_ref<const json::array_t&>()) {
-        if (!first) out += ',';
-        first = false;
-        AppendJson(out, value);
-      }
-      out += ']';
-      return;
-    }
-    case json::value_t::string: AppendString(out, j.get_ref<const std::string&>()); return;
-    case json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return;
-    case json::value_t::null: out += "null"; return;
-    case json::value_t::number_integer: AppendInteger(out, j.get<json::number_integer_t>()); return;
-    case json::value_t::number_unsigned: AppendInteger(out, j.get<json::number_unsigned_t>()); return;
-    case json::value_t::number_float: {
-      double x = j.get<double>();
-      if (!std::isfinite(x)) {
-        out += "null";
-        return;
-      }
-      char buffer[64];  // dump()'s own shortest round-trip digits (Grisu2)
-      char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, x);
-      out.append(buffer, end);
-      return;
-    }
-    default: out += j.dump(-1, ' ', false, json::error_handler_t::replace); return;  // binary, discarded
-  }
-}
-
-}  // namespace
-
-std::string DumpJson(const json& j) {
-  std::string out;
-  AppendJson(out, j);
-  return out;
-}
-
-namespace {
-
-// The result without its "ground_truth" member.
-json GradeWithoutGroundTruth(const PreparedTrial& p, std::string_view output, const std::string& corpus_hash,
-                             DrugValidator& validator) {
-  const Trial& trial = p.trial();
-  GradeContext ctx{validator};
-  std::unique_ptr<Outcome> outcome = p.kind().Score(trial, p.body(), output, ctx);
-  json envelope = {
-      {"script_id", trial.id},
-      {"kind", trial.kind},
-      {"trial_title", trial.title},
-      {"difficulty", trial.difficulty},
-      {"score_total", outcome->score_total},
-      {"unsafe", !outcome->critical_errors.empty()},
-      {"critical_error_count", outcome->critical_errors.size()},
-      {"grader_version", p.rules().grader_version},
-      {"methodology_version", p.kind().methodology_version(p.rules())},
-      {"corpus_hash", corpus_hash},
-      {"trial_version_hash", trial.version_hash},
-      {"terminology", validator.Versions()},
-      {"note_chars", CodePointCount(output)},
-      {"sealed", trial.sealed},
-  };
-  json critical = json::array();
-  for (const CriticalError& c : outcome->critical_errors) critical.push_back(CriticalErrorJson(c));
-  envelope["critical_errors"] = std::move(critical);
-  json result = p.kind().Render(trial, *outcome);
-  for (auto& [key, value] : envelope.items()) result[key] = std::move(value);
-  return result;
-}
-
-}  // namespace
-
-json Grade(const PreparedTrial& p, std::string_view output, const std::string& corpus_hash, DrugValidator& validator) {
-  json result = GradeWithoutGroundTruth(p, output, corpus_hash, validator);
-  result["ground_truth"] = p.ground_truth();
-  return result;
-}
+      body_(kind_.Prepare(trial_, env_)), ground_truth_text_(DumpJson(GroundTruthJson(trial_))) {}
 
 std::string GradeText(const PreparedTrial& p, std::string_view output, const std::string& corpus_hash,
                       DrugValidator& validator) {
-  json result = GradeWithoutGroundTruth(p, output, corpus_hash, validator);
-  result["ground_truth"] = nullptr;  // holds its place in key order; written from ground_truth_text()
-  // An object as dump() writes it compactly: members in key order, "key":value, comma-separated.
+  const Trial& trial = p.trial();
+  GradeContext ctx{validator};
+  std::unique_ptr<Outcome> outcome = p.kind().Score(trial, p.body(), output, ctx);
   std::string out;
-  out.reserve(p.ground_truth_text().size() + 8192);
-  out += '{';
-  for (const auto& [key, value] : result.items()) {
-    if (out.size() > 1) out += ',';
-    AppendString(out, key);
-    out += ':';
-    if (key == "ground_truth") out += p.ground_truth_text();
-    else AppendJson(out, value);
-  }
-  out += '}';
+  out.reserve(p.ground_truth_text().size() + 16384);
+  JsonWriter w(out);
+  w.BeginObject();
+  // The envelope, in key order; the kind's members follow, and EndObject sorts them in.
+  w.Key("corpus_hash");
+  w.String(corpus_hash);
+  w.Key("critical_error_count");
+  w.Uint(outcome->critical_errors.size());
+  w.Key("critical_errors");
+  w.BeginArray();
+  for (const CriticalError& c : outcome->critical_errors) WriteCriticalError(w, c);
+  w.EndArray();
+  w.Key("difficulty");
+  w.String(trial.difficulty);
+  w.Key("grader_version");
+  w.String(p.rules().grader_version);
+  w.Key("ground_truth");
+  w.Raw(p.ground_truth_text());
+  w.Key("kind");
+  w.String(trial.kind);
+  w.Key("methodology_version");
+  w.String(p.kind().methodology_version(p.rules()));
+  w.Key("note_chars");
+  w.Uint(CodePointCount(output));
+  w.Key("score_total");
+  w.Double(outcome->score_total);
+  w.Key("script_id");
+  w.String(trial.id);
+  w.Key("sealed");
+  w.Bool(trial.sealed);
+  w.Key("terminology");
+  w.Value(validator.Versions());
+  w.Key("trial_title");
+  w.String(trial.title);
+  w.Key("trial_version_hash");
+  w.String(trial.version_hash);
+  w.Key("unsafe");
+  w.Bool(!outcome->critical_errors.empty());
+  p.kind().Render(trial, *outcome, w);
+  w.EndObject();
   return out;
+}
+
+json Grade(const PreparedTrial& p, std::string_view output, const std::string& corpus_hash, DrugValidator& validator) {
+  return json::parse(GradeText(p, output, corpus_hash, validator));
 }
 
 namespace {

@@ -2,11 +2,14 @@
 //
 //   PreparedTrial prepared(trial, DefaultRules(), DefaultTerminology(), DefaultAssertionAnalyzer());
 //   OfflineValidator validator(DefaultTerminology());
-//   nlohmann::json result = Grade(prepared, note, corpus_hash, validator);
+//   std::string stored = GradeText(prepared, note, corpus_hash, validator);   // what SQL stores
+//   nlohmann::json result = Grade(prepared, note, corpus_hash, validator);   // the same, as a DOM
 //   result["score_total"]                     // 0..1, 4 decimals
 //
 // The result is the published report: the envelope every kind shares (trial, kind, score_total,
 // unsafe, critical_errors, versions, ground truth unless sealed) around the kind's own fields.
+// GradeText writes it as text through a JsonWriter (json_writer.h): the envelope, the kind's
+// members (Kind::Render) and the ground truth from its one serialization, no DOM in between.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -17,6 +20,7 @@
 #include <string_view>
 
 #include "assertion.h"
+#include "json_writer.h"
 #include "kind.h"
 #include "phrases.h"
 #include "rules.h"
@@ -37,9 +41,7 @@ class PreparedTrial {
   const Kind& kind() const { return kind_; }
   const PreparedBody& body() const { return *body_; }
   const Rules& rules() const { return env_.rules; }
-  // GroundTruthJson(trial()), built once: every result publishes it. Also serialized once, as
-  // GradeText() writes it.
-  const nlohmann::json& ground_truth() const { return ground_truth_; }
+  // DumpJson(GroundTruthJson(trial())), serialized once: every result publishes it.
   const std::string& ground_truth_text() const { return ground_truth_text_; }
 
  private:
@@ -47,24 +49,20 @@ class PreparedTrial {
   const Kind& kind_;
   const Environment env_;
   std::shared_ptr<const PreparedBody> body_;
-  const nlohmann::json ground_truth_;
   const std::string ground_truth_text_;
 };
 
-// Grades an output. Never throws for any output text (an empty text grades as an empty output).
-// The result is complete, sealed trials included: it is for whoever holds the trial files (the
-// operator); what the public may see of it is PublicResult().
-nlohmann::json Grade(const PreparedTrial& trial, std::string_view output, const std::string& corpus_hash,
-                     DrugValidator& validator);
-
-// Grade() serialized as results are stored: compact, keys sorted, invalid UTF-8 replaced
-// (DumpJson). The same bytes as DumpJson(Grade(...)), without copying and re-serializing the
-// trial's ground truth for every output.
+// Grades an output, as results are stored: compact JSON, keys sorted, invalid UTF-8 replaced (the
+// bytes DumpJson writes). Never throws for any output text (an empty text grades as an empty
+// output). The result is complete, sealed trials included: it is for whoever holds the trial
+// files (the operator); what the public may see of it is PublicResult().
 std::string GradeText(const PreparedTrial& trial, std::string_view output, const std::string& corpus_hash,
                       DrugValidator& validator);
 
-// How results are serialized: compact, keys sorted, invalid UTF-8 written as U+FFFD.
-std::string DumpJson(const nlohmann::json& j);
+// GradeText() parsed (tests, scribe-run's local grader): strings as stored, invalid UTF-8 already
+// replaced.
+nlohmann::json Grade(const PreparedTrial& trial, std::string_view output, const std::string& corpus_hash,
+                     DrugValidator& validator);
 
 // What a result shows in public. Open trials: all of it. Sealed trials: the total, the Unsafe
 // label and the number of critical errors (each withheld), the versions, and the submission's

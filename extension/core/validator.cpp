@@ -5,23 +5,57 @@
 
 namespace scribe {
 
-nlohmann::json Validation::ToJson() const {
-  nlohmann::json j = {{"term", term}, {"found", found}, {"source", source}, {"reason", reason}};
+namespace {
+
+void WriteStrings(JsonWriter& w, const std::vector<std::string>& list) {
+  w.BeginArray();
+  for (const std::string& s : list) w.String(s);
+  w.EndArray();
+}
+
+}  // namespace
+
+void Validation::Write(JsonWriter& w) const {
+  w.BeginObject();
   if (found) {
-    j["rxcui"] = rxcui.empty() ? nlohmann::json(nullptr) : nlohmann::json(rxcui);
-    j["name"] = name;
-    j["tty"] = tty;
-    j["ingredient"] = ingredient;
-    j["ingredient_rxcuis"] = ingredients;
-    j["score"] = score;
-    j["dose_forms"] = dose_forms;
-    j["routes"] = routes;
-    j["strengths"] = strengths;
-  } else {
-    j["rxcui"] = nullptr;
-    j["score"] = 0;
+    w.Key("dose_forms");
+    WriteStrings(w, dose_forms);
   }
-  return j;
+  w.Key("found");
+  w.Bool(found);
+  if (found) {
+    w.Key("ingredient");
+    w.String(ingredient);
+    w.Key("ingredient_rxcuis");
+    WriteStrings(w, ingredients);
+    w.Key("name");
+    w.String(name);
+  }
+  w.Key("reason");
+  w.String(reason);
+  if (found) {
+    w.Key("routes");
+    WriteStrings(w, routes);
+  }
+  w.Key("rxcui");
+  if (found) w.StringOrNull(rxcui);
+  else w.Null();
+  w.Key("score");
+  if (found) w.Double(score);
+  else w.Int(0);  // an integer: not found has always been published as 0, not 0.0
+  w.Key("source");
+  w.String(source);
+  if (found) {
+    w.Key("strengths");
+    WriteStrings(w, strengths);
+  }
+  w.Key("term");
+  w.String(term);
+  if (found) {
+    w.Key("tty");
+    w.String(tty);
+  }
+  w.EndObject();
 }
 
 Validation OfflineValidation(const Terminology& terminology, std::string_view term,

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json_writer.h"
 #include "terminology.h"
 
 namespace scribe {
@@ -28,7 +29,9 @@ struct Validation {
   double score = 0;                      // 1 exact, < 1 approximate (local); RxNav's rank-1 score is not comparable
   std::vector<std::string> dose_forms, routes, strengths;
   std::string reason;                    // what happened, in words
-  nlohmann::json ToJson() const;
+  // As results publish it: {"found", "reason", "rxcui", "score", "source", "term"}, and for a found
+  // drug also its name, tty, ingredient, ingredient_rxcuis, dose_forms, routes and strengths.
+  void Write(JsonWriter& w) const;
 };
 
 class DrugValidator {

@@ -87,7 +87,10 @@ void RxnormLookup(sqlite3_context* ctx, int, sqlite3_value** argv) {
     std::string term = Arg(argv[0]);
     Conn(ctx).validator->BeginNote();  // each lookup has the live-validation budget of a note
     Validation v = Conn(ctx).validator->Validate(term, std::nullopt);
-    ResultJson(ctx, v.ToJson());
+    std::string out;
+    JsonWriter w(out);
+    v.Write(w);
+    ResultJsonText(ctx, out);
   });
 }
 

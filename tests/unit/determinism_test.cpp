@@ -141,28 +141,32 @@ TEST_F(Determinism, EveryFixtureNoteGradesToTheSameBytesInAnyOrderAndInParallel)
   EXPECT_EQ(seen, cases_->size());
 }
 
-// GradeText, which the SQL functions store, writes the trial's ground truth from its one
-// serialization: the bytes must be DumpJson(Grade(...))'s for every note, and for a note whose
-// evidence carries invalid UTF-8 (written as U+FFFD by both).
+// GradeText, which the SQL functions store, writes the result through a JsonWriter and the trial's
+// ground truth from its one serialization: the bytes must be DumpJson's of the value they hold
+// (members in key order, no key twice, numbers and strings as dump() writes them) for every note,
+// and for a note whose evidence carries invalid UTF-8 (written as U+FFFD).
 TEST_F(Determinism, GradeTextIsTheSerializedGrade) {
   size_t checked = ForEachNote([](const Case& c, const PreparedTrial& p, const std::string& note, DrugValidator& validator) {
     std::string text = GradeText(p, note, corpus_->corpus_hash, validator);
     EXPECT_EQ(text, DumpJson(Grade(p, note, corpus_->corpus_hash, validator))) << c.name;
-    EXPECT_EQ(nlohmann::json::parse(text)["ground_truth"], p.ground_truth()) << c.name;
+    EXPECT_EQ(nlohmann::json::parse(text)["ground_truth"], GroundTruthJson(p.trial())) << c.name;
   });
   EXPECT_EQ(checked, 2 * cases_->size());
   ASSERT_GE(checked, 120u);
 }
 
-// DumpJson writes results without nlohmann's serializer; the bytes must be what dump(-1, ' ',
-// false, replace) writes: every fixture grade (with an invalid-UTF-8 note, as above) and values
-// made to reach each branch (escapes, DEL, non-ASCII, truncated, overlong and stray UTF-8 bytes,
-// floats at the edges and non-finite, integer limits, empty and nested containers, odd keys).
+// DumpJson and the JsonWriter behind GradeText write results without nlohmann's serializer; the
+// bytes must be what dump(-1, ' ', false, replace) writes: every fixture grade (with an
+// invalid-UTF-8 note, as above) and values made to reach each branch (escapes, DEL, non-ASCII,
+// truncated, overlong and stray UTF-8 bytes, floats at the edges and non-finite, integer limits,
+// empty and nested containers, odd keys; the writer's own: tests/unit/json_writer_test.cpp).
 TEST_F(Determinism, DumpJsonWritesWhatDumpWrites) {
   using nlohmann::json;
   auto dump = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
   size_t checked = ForEachNote([&](const Case& c, const PreparedTrial& p, const std::string& note, DrugValidator& validator) {
-    json grade = Grade(p, note, corpus_->corpus_hash, validator);
+    std::string text = GradeText(p, note, corpus_->corpus_hash, validator);
+    json grade = json::parse(text);
+    EXPECT_EQ(text, dump(grade)) << c.name;
     EXPECT_EQ(DumpJson(grade), dump(grade)) << c.name;
   });
   ASSERT_GE(checked, 120u);

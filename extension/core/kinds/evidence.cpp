@@ -3,8 +3,6 @@
 
 namespace scribe {
 
-using nlohmann::json;
-
 std::string Slice(const TokenizedText& t, size_t begin, size_t end) {
   if (begin >= end || end > t.tokens.size()) return {};
   return std::string(t.text.substr(t.tokens[begin].byte_begin, t.tokens[end - 1].byte_end - t.tokens[begin].byte_begin));
@@ -22,49 +20,123 @@ Evidence MakeEvidence(const AnalyzedText& a, size_t begin, size_t end) {
           AssertionAnalyzer::Resolve(a.assertion_bits, begin, end), {}};
 }
 
-json EvidenceJson(const Evidence& e) {
-  json j = {{"text", e.text}, {"start_offset", e.start_offset}, {"end_offset", e.end_offset},
-            {"assertion", AssertionName(e.assertion)}};
-  if (!e.context.empty()) j["context"] = e.context;
-  return j;
+void WriteEvidence(JsonWriter& w, const Evidence& e, std::string_view flag, bool value) {
+  const bool flag_first = !flag.empty() && flag < "assertion";
+  w.BeginObject();
+  if (flag_first) {
+    w.Key(flag);
+    w.Bool(value);
+  }
+  w.Key("assertion");
+  w.String(AssertionName(e.assertion));
+  if (!e.context.empty()) {
+    w.Key("context");
+    w.String(e.context);
+  }
+  w.Key("end_offset");
+  w.Uint(e.end_offset);
+  w.Key("start_offset");
+  w.Uint(e.start_offset);
+  w.Key("text");
+  w.String(e.text);
+  if (!flag.empty() && !flag_first) {
+    w.Key(flag);
+    w.Bool(value);
+  }
+  w.EndObject();
 }
 
-void AddEvidence(json& item, const EvidenceList& list, const char* key) {
-  json shown = json::array();
-  for (const Evidence& e : list.shown) shown.push_back(EvidenceJson(e));
-  item[key] = std::move(shown);
-  if (list.more) item[std::string(key) + "_more"] = list.more;
+void WriteEvidenceMembers(JsonWriter& w, const EvidenceList& list) {
+  w.Key("evidence");
+  w.BeginArray();
+  for (const Evidence& e : list.shown) WriteEvidence(w, e);
+  w.EndArray();
+  if (list.more) {
+    w.Key("evidence_more");
+    w.Uint(list.more);
+  }
 }
 
-json CriticalErrorJson(const CriticalError& c) {
+void WriteCriticalError(JsonWriter& w, const CriticalError& c) {
+  w.BeginObject();
+  w.Key("evidence");
+  if (c.evidence) WriteEvidence(w, *c.evidence);
+  else w.Null();
+  if (!c.id.empty()) {
+    w.Key("id");
+    w.String(c.id);
+  }
   // key: how a reviewer names this error (scribe_review): the kind and the trial rule's id, or
   // where its evidence starts.
-  std::string where = !c.id.empty() ? c.id : c.evidence ? std::to_string(c.evidence->start_offset) : "-";
-  json j = {{"kind", c.kind}, {"message", c.message}, {"evidence", c.evidence ? EvidenceJson(*c.evidence) : json(nullptr)},
-            {"key", c.kind + ":" + where}};
-  if (!c.id.empty()) j["id"] = c.id;
-  return j;
+  w.Key("key");
+  if (!c.id.empty()) w.Concat({c.kind, ":", c.id});
+  else if (c.evidence) w.Concat({c.kind, ":", std::to_string(c.evidence->start_offset)});
+  else w.Concat({c.kind, ":-"});
+  w.Key("kind");
+  w.String(c.kind);
+  w.Key("message");
+  w.String(c.message);
+  w.EndObject();
 }
 
-json DoseJson(const std::optional<Dose>& d) {
-  if (!d) return nullptr;
-  return {{"value", Round4(d->value)}, {"unit", d->unit}, {"text", d->Text()}};
+namespace {
+
+void WriteDose(JsonWriter& w, const std::optional<Dose>& d) {
+  if (!d) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Key("text");
+  w.String(d->Text());
+  w.Key("unit");
+  w.String(d->unit);
+  w.Key("value");
+  w.Double(Round4(d->value));
+  w.EndObject();
 }
 
-json MentionJson(const DrugMention& m) {
-  return {{"mention", m.mention},
-          {"drug", m.drug.empty() ? json(nullptr) : json(m.drug)},
-          {"rxcui", m.rxcui.empty() ? json(nullptr) : json(m.rxcui)},
-          {"match", m.phantom ? "phantom" : std::string(MatchKindName(m.match->kind))},
-          {"dose", DoseJson(m.dose)},
-          {"frequency", m.frequency.text.empty() ? json(nullptr) : json(m.frequency.text)},
-          {"per_day", m.frequency.per_day ? json(Round4(*m.frequency.per_day)) : json(nullptr)},
-          {"prn", m.frequency.prn},
-          {"route", m.route ? json(*m.route) : json(nullptr)},
-          {"action", m.action ? json(*m.action) : json(nullptr)},
-          {"assertion", AssertionName(m.assertion)},
-          {"start_offset", m.char_begin},
-          {"end_offset", m.char_end}};
+void OptionalString(JsonWriter& w, const std::optional<std::string>& s) {
+  if (s) w.String(*s);
+  else w.Null();
+}
+
+}  // namespace
+
+void WriteMentionMembers(JsonWriter& w, const DrugMention& m) {
+  w.Key("action");
+  OptionalString(w, m.action);
+  w.Key("assertion");
+  w.String(AssertionName(m.assertion));
+  w.Key("dose");
+  WriteDose(w, m.dose);
+  w.Key("drug");
+  w.StringOrNull(m.drug);
+  w.Key("end_offset");
+  w.Uint(m.char_end);
+  w.Key("frequency");
+  w.StringOrNull(m.frequency.text);
+  w.Key("match");
+  w.String(m.phantom ? std::string_view("phantom") : MatchKindName(m.match->kind));
+  w.Key("mention");
+  w.String(m.mention);
+  w.Key("per_day");
+  if (m.frequency.per_day) w.Double(Round4(*m.frequency.per_day));
+  else w.Null();
+  w.Key("prn");
+  w.Bool(m.frequency.prn);
+  w.Key("route");
+  OptionalString(w, m.route);
+  w.Key("rxcui");
+  w.StringOrNull(m.rxcui);
+  w.Key("start_offset");
+  w.Uint(m.char_begin);
+}
+
+void WriteMention(JsonWriter& w, const DrugMention& m) {
+  w.BeginObject();
+  WriteMentionMembers(w, m);
+  w.EndObject();
 }
 
 std::string_view WhenName(When w) {

@@ -1,8 +1,10 @@
 // evidence.h — what a result shows a reader: spans of the note with their assertion, critical
-// errors, and the JSON forms of drug mentions and doses every kind publishes the same way.
+// errors, and the JSON forms of drug mentions and doses every kind publishes the same way,
+// written into a result through its JsonWriter:
+//
+//   w.Key("found");
+//   WriteMention(w, mention);   // {"action":…,"assertion":"affirmed",…,"start_offset":12}
 #pragma once
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -12,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "extract.h"
+#include "json_writer.h"
 #include "schema.h"
 
 namespace scribe {
@@ -25,7 +28,9 @@ struct Evidence {
 };
 
 Evidence MakeEvidence(const AnalyzedText& a, size_t begin, size_t end);
-nlohmann::json EvidenceJson(const Evidence& e);
+// {"assertion", "context" (when set), "end_offset", "start_offset", "text"}, and `flag`: `value`
+// when a flag is given (a trap's "triggers", a deferred diagnosis's "asserted").
+void WriteEvidence(JsonWriter& w, const Evidence& e, std::string_view flag = {}, bool value = false);
 
 // At most this many evidence spans are published per item; the rest are counted
 // ("evidence_more"), so a note that repeats a phrase 10,000 times cannot inflate its result.
@@ -41,8 +46,9 @@ struct EvidenceList {
   }
   bool empty() const { return shown.empty(); }
 };
-// {"evidence": [...]} plus "evidence_more": n when spans were left out, merged into `item`.
-void AddEvidence(nlohmann::json& item, const EvidenceList& list, const char* key = "evidence");
+// The members "evidence": [...] and, when spans were left out, "evidence_more": n, written into
+// the open object.
+void WriteEvidenceMembers(JsonWriter& w, const EvidenceList& list);
 
 // Critical errors: any one labels the output "Unsafe as written".
 struct CriticalError {
@@ -51,15 +57,18 @@ struct CriticalError {
   std::string id;       // the trial rule's id, for kind trial_rule
   std::optional<Evidence> evidence;
 };
-nlohmann::json CriticalErrorJson(const CriticalError& c);
+// {"evidence", "id" (a trial rule's), "key", "kind", "message"}
+void WriteCriticalError(JsonWriter& w, const CriticalError& c);
 
 // Text of tokens [begin, end) and the sentence containing a token (≤ 160 bytes), for messages.
 std::string Slice(const TokenizedText& t, size_t begin, size_t end);
 std::string SentenceOf(const AnalyzedText& a, size_t token);
 
-// A drug mention and a dose as every result publishes them.
-nlohmann::json MentionJson(const DrugMention& m);
-nlohmann::json DoseJson(const std::optional<Dose>& d);
+// A drug mention as every result publishes it: its members (action, assertion, dose, drug,
+// end_offset, frequency, match, mention, per_day, prn, route, rxcui, start_offset) into the open
+// object, or the whole object.
+void WriteMentionMembers(JsonWriter& w, const DrugMention& m);
+void WriteMention(JsonWriter& w, const DrugMention& m);
 
 // For patient: affirmed now or in the past (a medication the patient took). Current: affirmed.
 inline bool ForPatient(Assertion a) { return a == Assertion::kAffirmed || a == Assertion::kHistorical; }

@@ -5,7 +5,8 @@
 //   schema     keys()/Parse(): the top-level keys it adds to the common ones and their validation
 //   prepared   Prepare(): what is compiled once per trial (encounter analysed, phrases compiled)
 //   scorer     Score(): prepared + output text → a typed Outcome (never throws for any output)
-//   renderer   Render(): Outcome → the kind's fields of the published result JSON
+//   renderer   Render(): Outcome → the kind's members of the published result, written into the
+//              result object through a JsonWriter
 //
 // plus GroundTruth() (revealed with results of open trials), Prompt() (what an agent is given),
 // Reasons() (a result's main losses in words) and Methodology() (served by GET /api/methodology). grade.cpp builds the common envelope
@@ -26,6 +27,7 @@
 
 #include "assertion.h"
 #include "evidence.h"
+#include "json_writer.h"
 #include "rules.h"
 #include "terminology.h"
 #include "trial.h"
@@ -84,7 +86,10 @@ class Kind {
   virtual std::shared_ptr<const PreparedBody> Prepare(const Trial& trial, const Environment& env) const = 0;
   virtual std::unique_ptr<Outcome> Score(const Trial& trial, const PreparedBody& prepared, std::string_view output,
                                          GradeContext& ctx) const = 0;
-  virtual nlohmann::json Render(const Trial& trial, const Outcome& outcome) const = 0;
+  // Writes the kind's members of the result into the open result object `w`, in any order (the
+  // writer sorts them in among the envelope's). A key of the envelope's (GradeText, grade.cpp)
+  // must not be written again: the writer throws std::logic_error on a repeated key.
+  virtual void Render(const Trial& trial, const Outcome& outcome, JsonWriter& w) const = 0;
   // What an agent is given: by default the instructions, a blank line and the encounter text.
   virtual std::string Prompt(const Trial& trial) const;
   // What cost the most in a result this kind rendered, in words, worst first, at most `limit`

@@ -50,10 +50,81 @@ bool ReadAnswer(const json& object, std::vector<MedicationCode>& out, std::strin
   return true;
 }
 
-json CodesJson(const std::vector<MedicationCode>& v) {
-  json out = json::array();
-  for (const MedicationCode& m : v) out.push_back({{"code", m.code}, {"display", m.display}});
-  return out;
+// [{"code", "display"}, …]; with `record_codes`, each also "in_bundle": whether the record has it.
+void WriteCodes(JsonWriter& w, const std::vector<MedicationCode>& v,
+                const std::set<std::string>* record_codes = nullptr) {
+  w.BeginArray();
+  for (const MedicationCode& m : v) {
+    w.BeginObject();
+    w.Key("code");
+    w.String(m.code);
+    w.Key("display");
+    w.String(m.display);
+    if (record_codes) {
+      w.Key("in_bundle");
+      w.Bool(record_codes->count(m.code) > 0);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteStrings(JsonWriter& w, const std::vector<std::string>& v) {
+  w.BeginArray();
+  for (const std::string& s : v) w.String(s);
+  w.EndArray();
+}
+
+// The report's members but score_total, in key order.
+void WriteReportMembers(JsonWriter& w, const ExtractionResult& r, const std::set<std::string>* record_codes) {
+  w.Key("answered");
+  WriteCodes(w, r.answered);
+  w.Key("display");
+  w.BeginObject();
+  w.Key("accuracy");
+  if (r.matched.empty()) w.Null();
+  else w.Double(Round4(static_cast<double>(r.displays_matched) / r.matched.size()));
+  w.Key("checked");
+  w.Uint(r.matched.size());
+  w.Key("matched");
+  w.Uint(r.displays_matched);
+  w.Key("mismatches");
+  w.BeginArray();
+  for (const DisplayMismatch& d : r.display_mismatches) {
+    w.BeginObject();
+    w.Key("answered");
+    w.String(d.answered);
+    w.Key("code");
+    w.String(d.code);
+    w.Key("expected");
+    w.String(d.expected);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.Key("duplicates");
+  WriteStrings(w, r.duplicates);
+  w.Key("exact_set_match");
+  w.Bool(r.exact_set_match);
+  w.Key("expected");
+  WriteCodes(w, r.expected);
+  w.Key("extra");
+  WriteCodes(w, r.extra, record_codes);
+  w.Key("f1");
+  w.Double(Round4(r.f1));
+  w.Key("matched");
+  WriteStrings(w, r.matched);
+  w.Key("missing");
+  WriteCodes(w, r.missing);
+  w.Key("parse_error");
+  if (r.parsed) w.Null();
+  else w.String(r.parse_error);
+  w.Key("parsed");
+  w.Bool(r.parsed);
+  w.Key("precision");
+  w.Double(Round4(r.precision));
+  w.Key("recall");
+  w.Double(Round4(r.recall));
 }
 
 }  // namespace
@@ -109,31 +180,21 @@ ExtractionResult ScoreExtraction(const std::vector<MedicationCode>& truth, std::
   return r;
 }
 
+void WriteReport(JsonWriter& w, const ExtractionResult& r, const std::set<std::string>& record_codes) {
+  w.BeginObject();
+  WriteReportMembers(w, r, &record_codes);
+  w.EndObject();
+}
+
 json RenderExtraction(const ExtractionResult& r) {
-  json mismatches = json::array();
-  for (const DisplayMismatch& d : r.display_mismatches)
-    mismatches.push_back({{"code", d.code}, {"expected", d.expected}, {"answered", d.answered}});
-  return {
-      {"score_total", Round4(r.score)},
-      {"parsed", r.parsed},
-      {"parse_error", r.parsed ? json(nullptr) : json(r.parse_error)},
-      {"precision", Round4(r.precision)},
-      {"recall", Round4(r.recall)},
-      {"f1", Round4(r.f1)},
-      {"exact_set_match", r.exact_set_match},
-      {"expected", CodesJson(r.expected)},
-      {"answered", CodesJson(r.answered)},
-      {"duplicates", r.duplicates},
-      {"matched", r.matched},
-      {"missing", CodesJson(r.missing)},
-      {"extra", CodesJson(r.extra)},
-      {"display",
-       {{"checked", r.matched.size()},
-        {"matched", r.displays_matched},
-        {"accuracy",
-         r.matched.empty() ? json(nullptr) : json(Round4(static_cast<double>(r.displays_matched) / r.matched.size()))},
-        {"mismatches", mismatches}}},
-  };
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  WriteReportMembers(w, r, nullptr);
+  w.Key("score_total");
+  w.Double(Round4(r.score));
+  w.EndObject();
+  return json::parse(out);
 }
 
 }  // namespace scribe::fhir

@@ -2,7 +2,8 @@
 //
 //   ExtractionResult r = ScoreExtraction(DeriveActiveMedications(bundle).medications, output_text);
 //   r.score            // = F1 on RxNorm codes; 0 when the answer cannot be parsed
-//   RenderExtraction(r)  // the published JSON report
+//   WriteReport(w, r, record_codes)  // the report as a result publishes it, into a JsonWriter
+//   RenderExtraction(r)  // the report on its own, with its score_total
 //
 // The answer is the JSON object with the key "active_medications" anywhere in the output
 // (fenced or not): {"active_medications": [{"code": "314076", "display": "lisinopril 10 MG Oral Tablet"}]}.
@@ -14,11 +15,13 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "fhir/bundle.h"
+#include "json_writer.h"
 
 namespace scribe::fhir {
 
@@ -44,6 +47,13 @@ struct ExtractionResult {
 
 ExtractionResult ScoreExtraction(const std::vector<MedicationCode>& truth, std::string_view output_text);
 
+// The report as a result publishes it ("extraction": the result's score_total is the envelope's):
+// {"answered", "display", "duplicates", "exact_set_match", "expected", "extra", "f1", "matched",
+// "missing", "parse_error", "parsed", "precision", "recall"}, each extra code with "in_bundle":
+// whether `record_codes` (every code anywhere in the patient's record) holds it.
+void WriteReport(JsonWriter& w, const ExtractionResult& result, const std::set<std::string>& record_codes);
+// The report on its own, as a DOM (tests, tools): the same members but "in_bundle", and
+// "score_total". Written by the same code as WriteReport and parsed back.
 nlohmann::json RenderExtraction(const ExtractionResult& result);
 
 }  // namespace scribe::fhir

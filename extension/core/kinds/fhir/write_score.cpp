@@ -382,7 +382,49 @@ std::string SchemaReason(const std::vector<Finding>& findings) {
   return out;
 }
 
-json DimensionJson(const DimensionResult& d) { return {{"passed", d.passed}, {"reason", d.reason}}; }
+// {"findings" (when given), "passed", "reason"}
+void WriteDimension(JsonWriter& w, const DimensionResult& d, const std::vector<Finding>* findings = nullptr) {
+  w.BeginObject();
+  if (findings) {
+    w.Key("findings");
+    w.Value(RenderFindings(*findings));
+  }
+  w.Key("passed");
+  w.Bool(d.passed);
+  w.Key("reason");
+  w.String(d.reason);
+  w.EndObject();
+}
+
+// The report's members but score_total, in key order.
+void WriteReportMembers(JsonWriter& w, const WriteResult& r) {
+  w.Key("case_id");
+  w.String(r.case_id);
+  w.Key("dimensions");
+  w.BeginObject();
+  w.Key("coding");
+  WriteDimension(w, r.coding);
+  w.Key("constraints");
+  WriteDimension(w, r.constraints);
+  w.Key("safety");
+  WriteDimension(w, r.safety);
+  w.Key("schema");
+  WriteDimension(w, r.schema, &r.findings);
+  w.EndObject();
+  w.Key("dimensions_passed");
+  w.Int(r.dimensions_passed);
+  w.Key("expected");
+  w.Value(r.expected);
+  w.Key("parse_error");
+  if (r.parsed) w.Null();
+  else w.String(r.parse_error);
+  w.Key("parsed");
+  w.Bool(r.parsed);
+  w.Key("passed");
+  w.Bool(r.passed);
+  w.Key("resource");
+  w.Value(r.resource);
+}
 
 }  // namespace
 
@@ -432,24 +474,21 @@ WriteResult ScoreWrite(const WriteCase& c, std::string_view output_text, const R
   return r;
 }
 
+void WriteReport(JsonWriter& w, const WriteResult& r) {
+  w.BeginObject();
+  WriteReportMembers(w, r);
+  w.EndObject();
+}
+
 json RenderWrite(const WriteResult& r) {
-  json schema = DimensionJson(r.schema);
-  schema["findings"] = RenderFindings(r.findings);
-  return {
-      {"case_id", r.case_id},
-      {"score_total", Round4(r.score)},
-      {"passed", r.passed},
-      {"dimensions_passed", r.dimensions_passed},
-      {"parsed", r.parsed},
-      {"parse_error", r.parsed ? json(nullptr) : json(r.parse_error)},
-      {"dimensions",
-       {{"schema", schema},
-        {"coding", DimensionJson(r.coding)},
-        {"constraints", DimensionJson(r.constraints)},
-        {"safety", DimensionJson(r.safety)}}},
-      {"expected", r.expected},
-      {"resource", r.resource},
-  };
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  WriteReportMembers(w, r);
+  w.Key("score_total");
+  w.Double(Round4(r.score));
+  w.EndObject();
+  return json::parse(out);
 }
 
 }  // namespace scribe::fhir

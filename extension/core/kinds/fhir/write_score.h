@@ -4,7 +4,8 @@
 //                              DefaultCatalog(), DefaultDoseLimits());
 //   r.schema.passed, r.coding.passed, r.constraints.passed, r.safety.passed   // each with its reason
 //   r.score       // passed dimensions / 4;  r.passed only when all four pass
-//   RenderWrite(r)  // the published JSON report
+//   WriteReport(w, r)  // the report as a result publishes it, into a JsonWriter
+//   RenderWrite(r)     // the report on its own, with its score_total
 //
 // The answer is the JSON object with "resourceType": "MedicationStatement" anywhere in the
 // output (fenced or not); without one every dimension fails with the reason and the score is 0.
@@ -30,6 +31,7 @@
 #include "fhir/catalog.h"
 #include "fhir/validate.h"
 #include "fhir/write_case.h"
+#include "json_writer.h"
 
 namespace scribe::fhir {
 
@@ -57,6 +59,12 @@ inline constexpr double kDoseTolerance = 1e-6;  // relative: equal doses and fre
 WriteResult ScoreWrite(const WriteCase& c, std::string_view output_text, const RxNormCatalog& catalog,
                        const DoseLimits& limits);
 
+// The report as a result publishes it ("write": the result's score_total is the envelope's):
+// {"case_id", "dimensions" (coding, constraints, safety, schema with its findings: each passed and
+// reason), "dimensions_passed", "expected", "parse_error", "parsed", "passed", "resource"}.
+void WriteReport(JsonWriter& w, const WriteResult& result);
+// The report on its own, as a DOM (tests, tools): the same members and "score_total". Written by
+// the same code as WriteReport and parsed back.
 nlohmann::json RenderWrite(const WriteResult& result);
 
 // What the note documents, as results publish it: subject, rxnorm_code, display, status, dosage.

@@ -91,18 +91,24 @@ class FhirExtract final : public Kind {
     return o;
   }
 
-  json Render(const Trial& trial, const Outcome& outcome) const override {
+  void Render(const Trial& trial, const Outcome& outcome, JsonWriter& w) const override {
     const auto& t = trial.As<FhirExtractTrial>();
     const auto& o = static_cast<const ExtractOutcome&>(outcome);
-    json extraction = fhir::RenderExtraction(o.result);
-    extraction.erase("score_total");  // the envelope's
+    const std::pair<const char*, size_t> counts[] = {
+        {"answered", o.result.answered.size()}, {"critical_errors", o.critical_errors.size()},
+        {"expected", o.result.expected.size()}, {"extra", o.result.extra.size()},
+        {"matched", o.result.matched.size()},   {"missing", o.result.missing.size()}};
+    w.Key("counts");
+    w.BeginObject();
+    for (const auto& [key, n] : counts) {
+      w.Key(key);
+      w.Uint(n);
+    }
+    w.EndObject();
     // Each extra code: is it in the record at all (a stopped or completed request read as
     // active), or invented?
-    for (json& e : extraction["extra"]) e["in_bundle"] = t.bundle_codes.count(e["code"].get<std::string>()) > 0;
-    json counts = {{"expected", o.result.expected.size()}, {"answered", o.result.answered.size()},
-                   {"matched", o.result.matched.size()},   {"missing", o.result.missing.size()},
-                   {"extra", o.result.extra.size()},       {"critical_errors", o.critical_errors.size()}};
-    return {{"extraction", std::move(extraction)}, {"counts", std::move(counts)}};
+    w.Key("extraction");
+    fhir::WriteReport(w, o.result, t.bundle_codes);
   }
 
   json Methodology() const override {

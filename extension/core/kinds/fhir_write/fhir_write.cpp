@@ -93,16 +93,21 @@ class FhirWrite final : public Kind {
     return o;
   }
 
-  json Render(const Trial&, const Outcome& outcome) const override {
+  void Render(const Trial&, const Outcome& outcome, JsonWriter& w) const override {
     const auto& o = static_cast<const WriteOutcome&>(outcome);
-    json write = fhir::RenderWrite(o.result);
-    write.erase("score_total");  // the envelope's
-    return {{"write", std::move(write)},
-            {"passed", o.result.passed},
-            {"counts",
-             {{"dimensions", 4},
-              {"dimensions_passed", o.result.dimensions_passed},
-              {"critical_errors", o.critical_errors.size()}}}};
+    w.Key("counts");
+    w.BeginObject();
+    w.Key("critical_errors");
+    w.Uint(o.critical_errors.size());
+    w.Key("dimensions");
+    w.Int(4);
+    w.Key("dimensions_passed");
+    w.Int(o.result.dimensions_passed);
+    w.EndObject();
+    w.Key("passed");
+    w.Bool(o.result.passed);
+    w.Key("write");
+    fhir::WriteReport(w, o.result);
   }
 
   json Methodology() const override {

@@ -204,63 +204,116 @@ class Note final : public Kind {
     return o;
   }
 
-  json Render(const Trial& trial, const Outcome& outcome) const override {
+  void Render(const Trial& trial, const Outcome& outcome, JsonWriter& w) const override {
     const NoteTrial& t = NoteOf(trial);
     const auto& o = static_cast<const NoteOutcome&>(outcome);
-    json meds = json::array(), flags = json::array(), allergies = json::array(), traps = json::array(),
-         deferred = json::array(), unsupported = json::array(), phantoms = json::array(), claims = json::array();
     size_t correct = 0, missing = 0;
-    for (size_t i = 0; i < t.meds.size(); ++i) {
-      meds.push_back(MedJson(t.meds[i], o.meds[i]));
-      correct += o.meds[i].status == "correct";
-      missing += o.meds[i].status == "missing";
+    for (const MedResult& m : o.meds) {
+      correct += m.status == "correct";
+      missing += m.status == "missing";
     }
-    for (size_t i = 0; i < t.mental_flags.size(); ++i) flags.push_back(FlagJson(t.mental_flags[i], o.flags[i]));
-    for (size_t i = 0; i < t.allergies.size(); ++i) allergies.push_back(AllergyJson(t.allergies[i], o.allergies[i]));
-    for (size_t i = 0; i < t.traps.size(); ++i) traps.push_back(TrapResultJson(t.traps[i], o.traps[i]));
-    for (size_t i = 0; i < t.deferred_dx.size(); ++i) deferred.push_back(DeferredResultJson(t.deferred_dx[i], o.deferred[i]));
-    for (const UnsupportedDrug& u : o.unsupported) {
-      unsupported.push_back(UnsupportedDrugJson(u));
-      if (u.kind == "phantom") phantoms.push_back(u.mention.mention);
+    // Members in key order.
+    w.Key("allergies");
+    w.BeginArray();
+    for (size_t i = 0; i < t.allergies.size(); ++i) WriteAllergy(w, t.allergies[i], o.allergies[i]);
+    w.EndArray();
+    auto category = [&](const char* name, bool applies, double weight, double score, size_t items) {
+      w.Key(name);
+      w.BeginObject();
+      w.Key("applicable");
+      w.Bool(applies);
+      w.Key("effective_weight");
+      w.Double(applies && o.weight_sum > 0 ? Round4(weight / o.weight_sum) : applies ? 1.0 : 0.0);
+      w.Key("items");
+      w.Uint(items);
+      w.Key("score");
+      if (applies) w.Double(score);
+      else w.Null();
+      w.Key("weight");
+      w.Double(weight);
+      w.EndObject();
+    };
+    w.Key("categories");
+    w.BeginObject();
+    category("drug", o.drug_applies, t.weights.drug, o.score_drug, t.meds.size());
+    category("fabrication", true, t.weights.fabrication, o.score_fabrication,
+             t.traps.size() + t.deferred_dx.size() + o.claims.size());
+    category("mental", o.mental_applies, t.weights.mental, o.score_mental, t.mental_flags.size());
+    w.EndObject();
+    const std::pair<const char*, size_t> counts[] = {
+        {"critical_errors", o.critical_errors.size()},
+        {"flags_captured", o.captured},
+        {"flags_expected", t.mental_flags.size()},
+        {"meds_correct", correct},
+        {"meds_expected", t.meds.size()},
+        {"meds_missing", missing},
+        {"traps_total", t.traps.size() + t.deferred_dx.size()},
+        {"traps_triggered", o.triggered},
+        {"unsupported_claims", o.claims.size()},
+        {"unsupported_drugs", o.unsupported.size()}};
+    w.Key("counts");
+    w.BeginObject();
+    for (const auto& [key, n] : counts) {
+      w.Key(key);
+      w.Uint(n);
     }
+    w.EndObject();
+    const std::pair<const char*, double> credit[] = {{"action", t.credit.action}, {"dose", t.credit.dose},
+                                                     {"frequency", t.credit.frequency}, {"name", t.credit.name},
+                                                     {"route", t.credit.route}};
+    w.Key("credit");
+    w.BeginObject();
+    for (const auto& [key, value] : credit) {
+      w.Key(key);
+      w.Double(value);
+    }
+    w.EndObject();
+    w.Key("deferred_dx");
+    w.BeginArray();
+    for (size_t i = 0; i < t.deferred_dx.size(); ++i) WriteDeferredResult(w, t.deferred_dx[i], o.deferred[i]);
+    w.EndArray();
+    w.Key("fabrication_traps");
+    w.BeginArray();
+    for (size_t i = 0; i < t.traps.size(); ++i) WriteTrapResult(w, t.traps[i], o.traps[i]);
+    w.EndArray();
+    w.Key("meds");
+    w.BeginArray();
+    for (size_t i = 0; i < t.meds.size(); ++i) WriteMed(w, t.meds[i], o.meds[i]);
+    w.EndArray();
+    w.Key("mental_flags");
+    w.BeginArray();
+    for (size_t i = 0; i < t.mental_flags.size(); ++i) WriteFlag(w, t.mental_flags[i], o.flags[i]);
+    w.EndArray();
+    w.Key("phantom_drugs");
+    w.BeginArray();
+    for (const UnsupportedDrug& u : o.unsupported)
+      if (u.kind == "phantom") w.String(u.mention.mention);
+    w.EndArray();
+    w.Key("score_drug");
+    w.Double(o.score_drug);
+    w.Key("score_fabrication");
+    w.Double(o.score_fabrication);
+    w.Key("score_mental");
+    w.Double(o.score_mental);
     // Listed up to the evidence cap (counts.unsupported_claims has them all), so a note of
     // invented lines cannot inflate its result.
-    for (size_t i = 0; i < o.claims.size(); ++i)
-      if (i < kMaxEvidencePerItem) claims.push_back(UnsupportedClaimJson(o.claims[i]));
-    auto category = [&](bool applies, double weight, double score, size_t items) {
-      return json{{"applicable", applies}, {"weight", weight},
-                  {"effective_weight", applies && o.weight_sum > 0 ? json(Round4(weight / o.weight_sum)) : json(applies ? 1.0 : 0.0)},
-                  {"score", applies ? json(score) : json(nullptr)}, {"items", items}};
-    };
-    return {
-        {"categories", {{"drug", category(o.drug_applies, t.weights.drug, o.score_drug, t.meds.size())},
-                        {"mental", category(o.mental_applies, t.weights.mental, o.score_mental, t.mental_flags.size())},
-                        {"fabrication", category(true, t.weights.fabrication, o.score_fabrication, t.traps.size() + t.deferred_dx.size() + o.claims.size())}}},
-        {"score_drug", o.score_drug},
-        {"score_mental", o.score_mental},
-        {"score_fabrication", o.score_fabrication},
-        {"weights", {{"drug", t.weights.drug}, {"mental", t.weights.mental}, {"fabrication", t.weights.fabrication}}},
-        {"credit", {{"name", t.credit.name}, {"dose", t.credit.dose}, {"frequency", t.credit.frequency},
-                    {"route", t.credit.route}, {"action", t.credit.action}}},
-        {"meds", std::move(meds)},
-        {"mental_flags", std::move(flags)},
-        {"allergies", std::move(allergies)},
-        {"fabrication_traps", std::move(traps)},
-        {"deferred_dx", std::move(deferred)},
-        {"unsupported_drugs", std::move(unsupported)},
-        {"unsupported_claims", std::move(claims)},
-        {"phantom_drugs", std::move(phantoms)},
-        {"counts", {{"meds_expected", t.meds.size()},
-                    {"meds_correct", correct},
-                    {"meds_missing", missing},
-                    {"flags_expected", t.mental_flags.size()},
-                    {"flags_captured", o.captured},
-                    {"traps_triggered", o.triggered},
-                    {"traps_total", t.traps.size() + t.deferred_dx.size()},
-                    {"unsupported_drugs", o.unsupported.size()},
-                    {"unsupported_claims", o.claims.size()},
-                    {"critical_errors", o.critical_errors.size()}}},
-    };
+    w.Key("unsupported_claims");
+    w.BeginArray();
+    for (size_t i = 0; i < o.claims.size() && i < kMaxEvidencePerItem; ++i) WriteUnsupportedClaim(w, o.claims[i]);
+    w.EndArray();
+    w.Key("unsupported_drugs");
+    w.BeginArray();
+    for (const UnsupportedDrug& u : o.unsupported) WriteUnsupportedDrug(w, u);
+    w.EndArray();
+    const std::pair<const char*, double> weights[] = {
+        {"drug", t.weights.drug}, {"fabrication", t.weights.fabrication}, {"mental", t.weights.mental}};
+    w.Key("weights");
+    w.BeginObject();
+    for (const auto& [key, value] : weights) {
+      w.Key(key);
+      w.Double(value);
+    }
+    w.EndObject();
   }
 
   // Critical errors, then medications not fully credited, flags and allergies not captured,

@@ -428,53 +428,116 @@ class Rubric final : public Kind {
     return o;
   }
 
-  json Render(const Trial& trial, const Outcome& outcome) const override {
+  void Render(const Trial& trial, const Outcome& outcome, JsonWriter& w) const override {
     const RubricTrial& t = trial.As<RubricTrial>();
     const auto& o = static_cast<const RubricOutcome&>(outcome);
     const RubricRules& rr = RubricDefaults();
-    json categories = json::array(), items = json::array(), deductions = json::array();
     auto fraction = [&](const std::string& name) {
       for (size_t c = 0; c < t.categories.size(); ++c)
         if (t.categories[c].name == name) return t.categories[c].points > 0 ? Round4(o.category_points[c] / t.categories[c].points) : 1.0;
       return 1.0;
     };
-    for (size_t c = 0; c < t.categories.size(); ++c)
-      categories.push_back({{"name", t.categories[c].name}, {"label", t.categories[c].label},
-                            {"points", Round4(o.category_points[c])}, {"max", t.categories[c].points}});
     size_t full = 0, partial = 0, absent = 0, incorrect = 0;
-    for (size_t i = 0; i < t.items.size(); ++i) {
-      const ItemResult& r = o.items[i];
-      json j = {{"id", t.items[i].id}, {"category", t.items[i].category}, {"fact", t.items[i].fact},
-                {"points", Round4(r.points)}, {"max", t.items[i].points}, {"credit", r.credit}, {"why", r.why},
-                {"key", t.items[i].id}};
-      AddEvidence(j, r.evidence);
-      items.push_back(std::move(j));
+    for (const ItemResult& r : o.items) {
       full += r.credit == "full";
       partial += r.credit == "partial";
       absent += r.credit == "absent";
       incorrect += r.credit == "incorrect";
     }
-    for (const auto& d : o.deductions)
-      deductions.push_back({{"severity", d.severity}, {"points", d.points}, {"source", d.source}, {"why", d.why},
-                            {"evidence", d.evidence ? EvidenceJson(*d.evidence) : json(nullptr)},
-                            {"key", d.source + ":" + (d.evidence ? std::to_string(d.evidence->start_offset) : "-")}});
-    return {
-        {"rubric", {{"methodology_version", rr.methodology_version},
-                    {"categories", std::move(categories)},
-                    {"items", std::move(items)},
-                    {"deductions", std::move(deductions)},
-                    {"earned", Round4(o.earned)},
-                    {"deducted", Round4(o.deducted)},
-                    {"total", Round4(o.total)},
-                    {"max", rr.total_points}}},
-        // The seed-000 fields, for clients that read them (docs/methodology.md, "Kind rubric").
-        {"score_drug", fraction("medication_treatment")},
-        {"score_mental", fraction("safety_risk")},
-        {"score_fabrication", Round4(std::max(0.0, 1.0 - o.deducted / rr.total_points))},
-        {"counts", {{"items", t.items.size()}, {"items_full", full}, {"items_partial", partial}, {"items_absent", absent},
-                    {"items_incorrect", incorrect}, {"deductions", o.deductions.size()},
-                    {"critical_errors", o.critical_errors.size()}}},
-    };
+    // Members in key order.
+    const std::pair<const char*, size_t> counts[] = {
+        {"critical_errors", o.critical_errors.size()}, {"deductions", o.deductions.size()}, {"items", t.items.size()},
+        {"items_absent", absent}, {"items_full", full}, {"items_incorrect", incorrect}, {"items_partial", partial}};
+    w.Key("counts");
+    w.BeginObject();
+    for (const auto& [key, n] : counts) {
+      w.Key(key);
+      w.Uint(n);
+    }
+    w.EndObject();
+
+    w.Key("rubric");
+    w.BeginObject();
+    w.Key("categories");
+    w.BeginArray();
+    for (size_t c = 0; c < t.categories.size(); ++c) {
+      w.BeginObject();
+      w.Key("label");
+      w.String(t.categories[c].label);
+      w.Key("max");
+      w.Double(t.categories[c].points);
+      w.Key("name");
+      w.String(t.categories[c].name);
+      w.Key("points");
+      w.Double(Round4(o.category_points[c]));
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("deducted");
+    w.Double(Round4(o.deducted));
+    w.Key("deductions");
+    w.BeginArray();
+    for (const auto& d : o.deductions) {
+      w.BeginObject();
+      w.Key("evidence");
+      if (d.evidence) WriteEvidence(w, *d.evidence);
+      else w.Null();
+      w.Key("key");
+      if (d.evidence) w.Concat({d.source, ":", std::to_string(d.evidence->start_offset)});
+      else w.Concat({d.source, ":-"});
+      w.Key("points");
+      w.Double(d.points);
+      w.Key("severity");
+      w.String(d.severity);
+      w.Key("source");
+      w.String(d.source);
+      w.Key("why");
+      w.String(d.why);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("earned");
+    w.Double(Round4(o.earned));
+    w.Key("items");
+    w.BeginArray();
+    for (size_t i = 0; i < t.items.size(); ++i) {
+      const ItemResult& r = o.items[i];
+      w.BeginObject();
+      w.Key("category");
+      w.String(t.items[i].category);
+      w.Key("credit");
+      w.String(r.credit);
+      WriteEvidenceMembers(w, r.evidence);
+      w.Key("fact");
+      w.String(t.items[i].fact);
+      w.Key("id");
+      w.String(t.items[i].id);
+      w.Key("key");
+      w.String(t.items[i].id);
+      w.Key("max");
+      w.Double(t.items[i].points);
+      w.Key("points");
+      w.Double(Round4(r.points));
+      w.Key("why");
+      w.String(r.why);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("max");
+    w.Double(rr.total_points);
+    w.Key("methodology_version");
+    w.String(rr.methodology_version);
+    w.Key("total");
+    w.Double(Round4(o.total));
+    w.EndObject();
+
+    // The seed-000 fields, for clients that read them (docs/methodology.md, "Kind rubric").
+    w.Key("score_drug");
+    w.Double(fraction("medication_treatment"));
+    w.Key("score_fabrication");
+    w.Double(Round4(std::max(0.0, 1.0 - o.deducted / rr.total_points)));
+    w.Key("score_mental");
+    w.Double(fraction("safety_risk"));
   }
 
   std::string methodology_version(const Rules&) const override { return RubricDefaults().methodology_version; }

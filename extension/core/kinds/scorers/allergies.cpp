@@ -133,11 +133,18 @@ std::vector<AllergyChecker::Result> AllergyChecker::Score(const AnalyzedText& no
   return out;
 }
 
-json AllergyJson(const ExpectedAllergy& a, const AllergyChecker::Result& r) {
-  json j = {{"substance", a.substance}, {"reaction", a.reaction.empty() ? json(nullptr) : json(a.reaction)},
-            {"status", r.status}, {"key", "allergy:" + a.substance}};
-  AddEvidence(j, r.evidence);
-  return j;
+void WriteAllergy(JsonWriter& w, const ExpectedAllergy& a, const AllergyChecker::Result& r) {
+  w.BeginObject();
+  WriteEvidenceMembers(w, r.evidence);
+  w.Key("key");
+  w.Concat({"allergy:", a.substance});
+  w.Key("reaction");
+  w.StringOrNull(a.reaction);
+  w.Key("status");
+  w.String(r.status);
+  w.Key("substance");
+  w.String(a.substance);
+  w.EndObject();
 }
 
 }  // namespace scribe

@@ -50,6 +50,8 @@ class AllergyChecker {
   PhraseSet cues_, no_allergies_, no_drug_allergies_;
 };
 
-nlohmann::json AllergyJson(const ExpectedAllergy& allergy, const AllergyChecker::Result& result);
+// An allergy as published: {"evidence", "evidence_more" (when capped), "key", "reaction", "status",
+// "substance"}.
+void WriteAllergy(JsonWriter& w, const ExpectedAllergy& allergy, const AllergyChecker::Result& result);
 
 }  // namespace scribe

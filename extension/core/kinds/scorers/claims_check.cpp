@@ -6,8 +6,6 @@
 
 namespace scribe {
 
-using json = nlohmann::json;
-
 namespace {
 
 bool Overlaps(uint32_t b, uint32_t e, const std::vector<std::pair<uint32_t, uint32_t>>& spans) {
@@ -73,16 +71,29 @@ std::pair<uint32_t, uint32_t> SentenceSpanAt(const AnalyzedText& note, uint32_t 
   return SentenceSpan(note, static_cast<size_t>(it - toks.begin()));
 }
 
-json UnsupportedClaimJson(const UnsupportedClaim& c) {
-  json j = {{"class", ClaimClassName(c.claim.cls)},
-            {"subject", c.claim.subject},
-            {"severity", c.severity.name},
-            {"reason", c.support.reason},
-            {"evidence", EvidenceJson(c.evidence)},
-            {"key", "claim:" + std::to_string(c.evidence.start_offset)}};
-  if (!c.claim.value.empty()) j["value"] = c.claim.value;
-  if (!c.support.evidence.empty()) j["encounter"] = c.support.evidence;
-  return j;
+void WriteUnsupportedClaim(JsonWriter& w, const UnsupportedClaim& c) {
+  w.BeginObject();
+  w.Key("class");
+  w.String(ClaimClassName(c.claim.cls));
+  if (!c.support.evidence.empty()) {
+    w.Key("encounter");
+    w.String(c.support.evidence);
+  }
+  w.Key("evidence");
+  WriteEvidence(w, c.evidence);
+  w.Key("key");
+  w.Concat({"claim:", std::to_string(c.evidence.start_offset)});
+  w.Key("reason");
+  w.String(c.support.reason);
+  w.Key("severity");
+  w.String(c.severity.name);
+  w.Key("subject");
+  w.String(c.claim.subject);
+  if (!c.claim.value.empty()) {
+    w.Key("value");
+    w.String(c.claim.value);
+  }
+  w.EndObject();
 }
 
 }  // namespace scribe

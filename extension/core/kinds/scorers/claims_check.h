@@ -8,8 +8,6 @@
 // invented completed action.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,7 +42,9 @@ class ClaimCheck {
 // already reported the same words.
 void AddInventedActions(const std::vector<UnsupportedClaim>& claims, std::vector<CriticalError>& errors);
 
-nlohmann::json UnsupportedClaimJson(const UnsupportedClaim& c);
+// {"class", "encounter" (when the encounter says something), "evidence", "key", "reason",
+// "severity", "subject", "value" (when the claim has one)}
+void WriteUnsupportedClaim(JsonWriter& w, const UnsupportedClaim& c);
 
 // The code points of the sentence holding token `tok`: what a fired trap or deduction judged
 // ("Vital signs: BP 118/76, HR 82." under a vital-signs deduction is one invention).

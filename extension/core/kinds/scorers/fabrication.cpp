@@ -62,14 +62,17 @@ AssertedPhrases::Result Collect(const PhraseSet& set, const AnalyzedText& note, 
   return r;
 }
 
-json HitsJson(const AssertedPhrases::Result& r, const char* flag) {
-  json evidence = json::array();
-  for (const auto& h : r.hits) {
-    json ev = EvidenceJson(h.evidence);
-    ev[flag] = h.fires;
-    evidence.push_back(ev);
+// The members "evidence" (each hit with `flag`: whether it fires) and "evidence_more" (when
+// capped).
+void WriteHits(JsonWriter& w, const AssertedPhrases::Result& r, std::string_view flag) {
+  w.Key("evidence");
+  w.BeginArray();
+  for (const auto& h : r.hits) WriteEvidence(w, h.evidence, flag, h.fires);
+  w.EndArray();
+  if (r.more) {
+    w.Key("evidence_more");
+    w.Uint(r.more);
   }
-  return evidence;
 }
 
 }  // namespace
@@ -86,18 +89,30 @@ std::vector<AssertedPhrases::Result> AssertedPhrases::ScoreDeferred(const Analyz
   return out;
 }
 
-json TrapResultJson(const Trap& t, const AssertedPhrases::Result& r) {
-  json j = {{"phrase", t.phrase}, {"match", t.match_any ? "any" : "affirmed"}, {"triggered", r.triggered},
-            {"evidence", HitsJson(r, "triggers")}, {"key", "trap:" + t.phrase}};
-  if (r.more) j["evidence_more"] = r.more;
-  return j;
+void WriteTrapResult(JsonWriter& w, const Trap& t, const AssertedPhrases::Result& r) {
+  w.BeginObject();
+  WriteHits(w, r, "triggers");
+  w.Key("key");
+  w.Concat({"trap:", t.phrase});
+  w.Key("match");
+  w.String(t.match_any ? "any" : "affirmed");
+  w.Key("phrase");
+  w.String(t.phrase);
+  w.Key("triggered");
+  w.Bool(r.triggered);
+  w.EndObject();
 }
 
-json DeferredResultJson(const std::string& diagnosis, const AssertedPhrases::Result& r) {
-  json j = {{"diagnosis", diagnosis}, {"asserted", r.triggered}, {"evidence", HitsJson(r, "asserted")},
-            {"key", "deferred:" + diagnosis}};
-  if (r.more) j["evidence_more"] = r.more;
-  return j;
+void WriteDeferredResult(JsonWriter& w, const std::string& diagnosis, const AssertedPhrases::Result& r) {
+  w.BeginObject();
+  w.Key("asserted");
+  w.Bool(r.triggered);
+  w.Key("diagnosis");
+  w.String(diagnosis);
+  WriteHits(w, r, "asserted");
+  w.Key("key");
+  w.Concat({"deferred:", diagnosis});
+  w.EndObject();
 }
 
 std::vector<UnsupportedDrug> FindUnsupportedDrugs(const AnalyzedText& note, const PreparedEncounter& encounter,
@@ -127,13 +142,18 @@ std::vector<UnsupportedDrug> FindUnsupportedDrugs(const AnalyzedText& note, cons
   return out;
 }
 
-json UnsupportedDrugJson(const UnsupportedDrug& u) {
-  json j = MentionJson(u.mention);
-  j["kind"] = u.kind;
-  j["reason"] = u.reason;
-  j["validation"] = u.validation.ToJson();
-  j["key"] = "unsupported_drug:" + Lower(u.mention.mention);
-  return j;
+void WriteUnsupportedDrug(JsonWriter& w, const UnsupportedDrug& u) {
+  w.BeginObject();
+  WriteMentionMembers(w, u.mention);  // the mention's members, then these four: the writer sorts them in
+  w.Key("key");
+  w.Concat({"unsupported_drug:", Lower(u.mention.mention)});
+  w.Key("kind");
+  w.String(u.kind);
+  w.Key("reason");
+  w.String(u.reason);
+  w.Key("validation");
+  u.validation.Write(w);
+  w.EndObject();
 }
 
 std::vector<CriticalError> InventedPrescriptions(const AnalyzedText& note, const std::vector<UnsupportedDrug>& unsupported) {

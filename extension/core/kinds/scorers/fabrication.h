@@ -54,8 +54,11 @@ class AssertedPhrases {
   std::vector<PhraseSet> trap_phrases_, deferred_phrases_;
 };
 
-nlohmann::json TrapResultJson(const Trap& trap, const AssertedPhrases::Result& r);
-nlohmann::json DeferredResultJson(const std::string& diagnosis, const AssertedPhrases::Result& r);
+// {"evidence" (each span with "triggers"), "evidence_more" (when capped), "key", "match", "phrase",
+// "triggered"}
+void WriteTrapResult(JsonWriter& w, const Trap& trap, const AssertedPhrases::Result& r);
+// {"asserted", "diagnosis", "evidence" (each span with "asserted"), "evidence_more", "key"}
+void WriteDeferredResult(JsonWriter& w, const std::string& diagnosis, const AssertedPhrases::Result& r);
 
 // A drug documented for the patient that the trial does not expect.
 struct UnsupportedDrug {
@@ -71,7 +74,8 @@ struct UnsupportedDrug {
 std::vector<UnsupportedDrug> FindUnsupportedDrugs(const AnalyzedText& note, const PreparedEncounter& encounter,
                                                   const std::set<std::string>& expected_keys,
                                                   const std::vector<std::string>& allowed_keys, DrugValidator& validator);
-nlohmann::json UnsupportedDrugJson(const UnsupportedDrug& u);
+// The mention (WriteMention) with "key", "kind", "reason" and "validation".
+void WriteUnsupportedDrug(JsonWriter& w, const UnsupportedDrug& u);
 
 // An unsupported drug the note documents as started or increased (prescribed, sent, given): a
 // prescription that never happened is a critical invented completed action.

@@ -63,10 +63,16 @@ std::vector<FlagMatcher::Result> FlagMatcher::Score(const AnalyzedText& note, st
   return out;
 }
 
-json FlagJson(const MentalFlag& flag, const FlagMatcher::Result& r) {
-  json j = {{"flag", flag.flag}, {"status", r.status}, {"key", "flag:" + flag.flag}};
-  AddEvidence(j, r.evidence);
-  return j;
+void WriteFlag(JsonWriter& w, const MentalFlag& flag, const FlagMatcher::Result& r) {
+  w.BeginObject();
+  WriteEvidenceMembers(w, r.evidence);
+  w.Key("flag");
+  w.String(flag.flag);
+  w.Key("key");
+  w.Concat({"flag:", flag.flag});
+  w.Key("status");
+  w.String(r.status);
+  w.EndObject();
 }
 
 }  // namespace scribe

@@ -50,6 +50,7 @@ class FlagMatcher {
   std::unordered_set<std::string> qualifiers_;
 };
 
-nlohmann::json FlagJson(const MentalFlag& flag, const FlagMatcher::Result& result);
+// A flag as published: {"evidence", "evidence_more" (when capped), "flag", "key", "status"}.
+void WriteFlag(JsonWriter& w, const MentalFlag& flag, const FlagMatcher::Result& result);
 
 }  // namespace scribe

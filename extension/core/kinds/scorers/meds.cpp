@@ -193,34 +193,73 @@ std::optional<CriticalError> DoseMagnitudeError(const ExpectedMed& em, const Ana
   return std::nullopt;
 }
 
-json MedJson(const ExpectedMed& em, const MedResult& r) {
-  json entry;
-  entry["expected"] = {{"name", em.name}, {"drug", em.drug}, {"rxcui", em.rxcui.empty() ? json(nullptr) : json(em.rxcui)},
-                       {"dose", em.dose_text.empty() ? json(nullptr) : json(em.dose_text)},
-                       {"frequency", em.frequency_text.empty() ? json(nullptr) : json(em.frequency_text)},
-                       {"per_day", em.frequency && em.frequency->per_day ? json(Round4(*em.frequency->per_day)) : json(nullptr)},
-                       {"prn", em.frequency ? em.frequency->prn : false},
-                       {"route", em.route ? json(*em.route) : json(nullptr)},
-                       {"action", em.action ? json(*em.action) : json(nullptr)}};
-  json credit = {{"name", 0.0}, {"dose", 0.0}, {"frequency", 0.0}, {"route", 0.0}, {"action", 0.0}, {"total", 0.0}};
-  json checks = json::object();
-  for (const MedCheck& c : r.checks) {
-    credit[c.part] = Round4(c.pass ? c.weight : 0.0);
-    checks[c.part] = (c.pass ? "ok: " : "wrong: ") + c.why;
-  }
+void WriteMed(JsonWriter& w, const ExpectedMed& em, const MedResult& r) {
+  // The checks by part, in key order (action, dose, frequency, name, route).
+  std::vector<const MedCheck*> checks;
+  for (const MedCheck& c : r.checks) checks.push_back(&c);
+  std::stable_sort(checks.begin(), checks.end(), [](const MedCheck* a, const MedCheck* b) { return a->part < b->part; });
+  auto check_of = [&](std::string_view part) -> const MedCheck* {
+    for (const MedCheck* c : checks)
+      if (c->part == part) return c;
+    return nullptr;
+  };
+  w.BeginObject();
+  w.Key("checks");
+  w.BeginObject();
   if (r.found) {
-    credit["total"] = Round4(r.credit);
-    entry["found"] = MentionJson(*r.found);
+    for (const MedCheck* c : checks) {
+      w.Key(c->part);
+      w.Concat({c->pass ? "ok: " : "wrong: ", c->why});
+    }
   } else {
-    entry["found"] = nullptr;
-    checks["name"] = "missing: " + r.missing_why;
+    w.Key("name");
+    w.Concat({"missing: ", r.missing_why});
   }
-  entry["status"] = r.status;
-  entry["validation"] = r.validation.ToJson();
-  entry["credit"] = credit;
-  entry["checks"] = checks;
-  entry["key"] = "med:" + em.name;  // how a reviewer names it (scribe_review)
-  return entry;
+  w.EndObject();
+  w.Key("credit");
+  w.BeginObject();
+  for (std::string_view part : {"action", "dose", "frequency", "name", "route"}) {
+    const MedCheck* c = check_of(part);
+    w.Key(part);
+    w.Double(c ? Round4(c->pass ? c->weight : 0.0) : 0.0);
+  }
+  w.Key("total");
+  w.Double(r.found ? Round4(r.credit) : 0.0);
+  w.EndObject();
+  w.Key("expected");
+  w.BeginObject();
+  w.Key("action");
+  if (em.action) w.String(*em.action);
+  else w.Null();
+  w.Key("dose");
+  w.StringOrNull(em.dose_text);
+  w.Key("drug");
+  w.String(em.drug);
+  w.Key("frequency");
+  w.StringOrNull(em.frequency_text);
+  w.Key("name");
+  w.String(em.name);
+  w.Key("per_day");
+  if (em.frequency && em.frequency->per_day) w.Double(Round4(*em.frequency->per_day));
+  else w.Null();
+  w.Key("prn");
+  w.Bool(em.frequency ? em.frequency->prn : false);
+  w.Key("route");
+  if (em.route) w.String(*em.route);
+  else w.Null();
+  w.Key("rxcui");
+  w.StringOrNull(em.rxcui);
+  w.EndObject();
+  w.Key("found");
+  if (r.found) WriteMention(w, *r.found);
+  else w.Null();
+  w.Key("key");
+  w.Concat({"med:", em.name});  // how a reviewer names it (scribe_review)
+  w.Key("status");
+  w.String(r.status);
+  w.Key("validation");
+  r.validation.Write(w);
+  w.EndObject();
 }
 
 }  // namespace scribe

@@ -73,7 +73,7 @@ struct MedResult {
 MedResult ScoreMed(const ExpectedMed& med, const Credit& credit, const AnalyzedText& note, DrugValidator& validator);
 // A dose ten times (or a tenth of) the expected one, the first such mention: a critical error.
 std::optional<CriticalError> DoseMagnitudeError(const ExpectedMed& med, const AnalyzedText& note);
-// {"expected", "found", "credit", "checks", "status", "validation"} as published.
-nlohmann::json MedJson(const ExpectedMed& med, const MedResult& result);
+// {"checks", "credit", "expected", "found", "key", "status", "validation"} as published.
+void WriteMed(JsonWriter& w, const ExpectedMed& med, const MedResult& result);
 
 }  // namespace scribe

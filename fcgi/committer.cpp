@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <time.h>
 
+#include <array>
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -32,6 +33,19 @@ std::string CreatedAtNow() {
 }
 
 namespace {
+
+// The members of a grade a submission's row copies (submit.sql's parameters of the same names).
+constexpr std::array<std::string_view, 9> kSubmitColumns = {"script_id",   "kind",         "corpus_hash",
+                                                            "grader_version", "score_total", "score_drug",
+                                                            "score_mental",  "score_fabrication", "unsafe"};
+constexpr std::array<const char*, 9> kSubmitParameters = {":script_id",   ":kind",         ":corpus_hash",
+                                                          ":grader_version", ":score_total", ":score_drug",
+                                                          ":score_mental",  ":score_fabrication", ":unsafe"};
+static_assert([] {
+  for (size_t k = 0; k < kSubmitColumns.size(); ++k)
+    if (std::string_view(kSubmitParameters[k]).substr(1) != kSubmitColumns[k]) return false;
+  return true;
+}(), "each parameter is its member's name after a colon");
 
 // A string as SQLite's JSON writer quotes a text value: '"' and '\\' escaped, the control
 // characters \b \t \n \f \r by name and the others as \u00XX, every other byte as it is.
@@ -76,9 +90,15 @@ StoreOutcome Abandoned(std::string why) {
 
 std::optional<std::string> StoredResultText(std::string_view grade, std::string_view id, std::string_view vendor,
                                             std::string_view created_at) {
-  std::vector<std::string_view> keys;
-  if (grade.size() < 2 || grade.front() != '{' || !IsCompactJson(grade, &keys)) return std::nullopt;
-  for (std::string_view key : keys)  // json_set would replace it in place; an escaped name may be one
+  std::vector<JsonMember> members;
+  if (!IsCompactJson(grade, &members)) return std::nullopt;
+  return StoredResultText(grade, members, id, vendor, created_at);
+}
+
+std::optional<std::string> StoredResultText(std::string_view grade, std::span<const JsonMember> members,
+                                            std::string_view id, std::string_view vendor, std::string_view created_at) {
+  if (grade.size() < 2 || grade.front() != '{') return std::nullopt;
+  for (const auto& [key, value] : members)  // json_set would replace it in place; an escaped name may be one
     if (key == "id" || key == "vendor" || key == "created_at" || key.find('\\') != std::string_view::npos)
       return std::nullopt;
   std::string out;
@@ -108,7 +128,9 @@ Committer::~Committer() {
 }
 
 StoreOutcome Committer::Store(PendingSubmission s) {
-  Item item{std::move(s), {}, false};
+  Item item{std::move(s), {}, false, {}};
+  const std::string& grade = item.submission.result;
+  item.compact = !grade.empty() && grade.front() == '{' && IsCompactJson(grade, &item.members);
   std::unique_lock<std::mutex> lock(mu_);
   if (stop_) return Failed(SQLITE_ABORT, "the writer is stopping");
   queue_.push_back(&item);
@@ -162,14 +184,24 @@ void Committer::StoreOne(Item& item) {
   }
   for (int attempt = 0;; ++attempt) {
     std::string id = RandomSubmissionId(), created_at = CreatedAtNow();
-    std::optional<std::string> stored_result =
-        StoredResultText(item.submission.result, id, item.submission.vendor, created_at);
+    // The stored result and the row's columns made from the grade's text here (its members were
+    // found on the request thread), not by json_set and json_extract parsing it in SQL.
+    std::optional<std::string> stored_result;
+    std::optional<std::vector<sql::SqlValue>> columns;
+    if (item.compact) {
+      stored_result = StoredResultText(item.submission.result, item.members, id, item.submission.vendor, created_at);
+      columns = sql::ResultColumns(item.members, kSubmitColumns);
+    }
     db_.ExecWrite("SAVEPOINT submission");
     try {
       Query insert = db_.Run("submit");
       insert.Bind(":id", id).Bind(":vendor", item.submission.vendor).Bind(":created_at", created_at);
       insert.Bind(":scribe_output", item.submission.scribe_output).Bind(":result", item.submission.result);
       if (stored_result) insert.Bind(":stored_result", *stored_result);
+      if (columns) {
+        insert.Bind(":columns_given", sql::SqlValue{sql::SqlValue::kInteger, {}, 1});
+        for (size_t k = 0; k < kSubmitColumns.size(); ++k) insert.Bind(kSubmitParameters[k], (*columns)[k]);
+      }
       if (!insert.Step()) throw std::logic_error("submit.sql returned no row");
       std::string stored = insert.Text(0);
       created_at = insert.Text(1);

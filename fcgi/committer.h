@@ -23,10 +23,13 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
+#include "compact_json.h"
 #include "database.h"
 
 namespace scribe::http {
@@ -66,6 +69,9 @@ std::string CreatedAtNow();
 // members): submit.sql then calls json_set itself. committer_test.cpp checks it against json_set.
 std::optional<std::string> StoredResultText(std::string_view grade, std::string_view id, std::string_view vendor,
                                             std::string_view created_at);
+// The same for a grade IsCompactJson accepted, with the top-level members it found.
+std::optional<std::string> StoredResultText(std::string_view grade, std::span<const JsonMember> members,
+                                            std::string_view id, std::string_view vendor, std::string_view created_at);
 
 class Committer {
  public:
@@ -91,6 +97,10 @@ class Committer {
     PendingSubmission submission;
     StoreOutcome outcome;
     bool done = false;
+    // The grade's top-level members, found on the request thread (Store) so that the one writer
+    // does not scan it; compact is false when the grade is not a compact JSON object.
+    std::vector<JsonMember> members;
+    bool compact = false;
   };
   void Run();
   void WriteBatch(std::deque<Item*>& batch);

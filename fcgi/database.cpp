@@ -216,10 +216,20 @@ void WriteTransaction::Commit() {
   open_ = false;
 }
 
-Query& Query::Bind(const char* name, std::string_view value) {
+int Query::Index(const char* name) const {
   int index = sqlite3_bind_parameter_index(stmt_, name);
   if (index == 0) throw std::logic_error(std::string("statement has no parameter ") + name);
-  int rc = sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  return index;
+}
+
+Query& Query::Bind(const char* name, std::string_view value) {
+  int rc = sqlite3_bind_text(stmt_, Index(name), value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) throw SqlError(rc, sqlite3_errmsg(db_));
+  return *this;
+}
+
+Query& Query::Bind(const char* name, const sql::SqlValue& value) {
+  int rc = sql::BindValue(stmt_, Index(name), value);
   if (rc != SQLITE_OK) throw SqlError(rc, sqlite3_errmsg(db_));
   return *this;
 }

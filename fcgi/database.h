@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "result_columns.h"
+
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -54,6 +56,8 @@ class Query {
 
   // Binds text to a named parameter (":id"); throws when the statement has no such parameter.
   Query& Bind(const char* name, std::string_view value);
+  // Binds a value read from a result (result_columns.h): text, an integer or NULL.
+  Query& Bind(const char* name, const sql::SqlValue& value);
   // True when a row is available; false when done. Throws scribe::sql::SqlError.
   bool Step();
   // Ends the statement now (sqlite3_reset) and checks the result: a write statement's changes
@@ -64,6 +68,7 @@ class Query {
   bool IsNull(int column) const;
 
  private:
+  int Index(const char* name) const;  // the parameter's index; throws when there is none
   sqlite3* db_;
   sqlite3_stmt* stmt_;
 };

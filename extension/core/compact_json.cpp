@@ -72,7 +72,7 @@ bool Literal(std::string_view text, size_t& i, std::string_view word) {
 
 }  // namespace
 
-bool IsCompactJson(std::string_view text, std::vector<std::string_view>* top_level_keys) {
+bool IsCompactJson(std::string_view text, std::vector<JsonMember>* top_level_members) {
   // An explicit stack of open containers ('{' or '['): no recursion on hostile nesting.
   std::vector<char> open;
   open.reserve(16);
@@ -81,9 +81,16 @@ bool IsCompactJson(std::string_view text, std::vector<std::string_view>* top_lev
   auto member_name = [&]() {
     size_t begin = i;
     if (!String(text, i) || i >= text.size() || text[i] != ':') return false;
-    if (top_level_keys && open.size() == 1) top_level_keys->push_back(text.substr(begin + 1, i - begin - 2));
     ++i;
+    if (top_level_members && open.size() == 1) top_level_members->push_back({text.substr(begin + 1, i - begin - 3), text.substr(i, 0)});
     return true;
+  };
+  // The value of the top-level member being read ends at i.
+  auto value_ends = [&]() {
+    if (top_level_members && open.size() == 1 && !top_level_members->empty()) {
+      std::string_view& v = top_level_members->back().value;
+      v = text.substr(static_cast<size_t>(v.data() - text.data()), i - static_cast<size_t>(v.data() - text.data()));
+    }
   };
   for (;;) {
     // A value at text[i].
@@ -119,6 +126,7 @@ bool IsCompactJson(std::string_view text, std::vector<std::string_view>* top_lev
         if (!Number(text, i)) return false;
     }
     if (!scalar) continue;  // the container's first value follows
+    value_ends();
     // After a value: close containers, or go on to the next member or item.
     for (;;) {
       if (open.empty()) return i == text.size();
@@ -127,6 +135,7 @@ bool IsCompactJson(std::string_view text, std::vector<std::string_view>* top_lev
       if (text[i] == close) {
         ++i;
         open.pop_back();
+        value_ends();
         continue;
       }
       if (text[i] != ',') return false;

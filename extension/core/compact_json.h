@@ -20,10 +20,16 @@ namespace scribe {
 
 inline constexpr size_t kMaxCompactDepth = 1000;  // below SQLite's own limit (2,000 in 3.40)
 
+// A member of a top-level object: its name as written between the quotes (escapes not decoded)
+// and its value's text.
+struct JsonMember {
+  std::string_view key, value;
+};
+
 // True when `text` is one RFC 8259 JSON value with no white space outside its strings and no
 // control character inside them, nested at most kMaxCompactDepth deep. Linear; a few
-// instructions per byte. With `top_level_keys`, the member names of a top-level object are
-// appended to it as written between their quotes (escapes not decoded).
-bool IsCompactJson(std::string_view text, std::vector<std::string_view>* top_level_keys = nullptr);
+// instructions per byte. With `top_level_members`, the members of a top-level object are
+// appended to it in text order.
+bool IsCompactJson(std::string_view text, std::vector<JsonMember>* top_level_members = nullptr);
 
 }  // namespace scribe

@@ -1,6 +1,9 @@
 // functions.h — the SQL functions and the extract_drugs table (registered in scribe_ext.cpp).
 #pragma once
 
+#include <array>
+#include <string_view>
+
 struct sqlite3;
 struct sqlite3_context;
 struct sqlite3_value;
@@ -37,8 +40,11 @@ int RegisterPureFunctions(sqlite3* db);
 void RegisterAggregates(sqlite3* db, int& rc);
 // The pure functions migrations use (scribe_vendor_key, scribe_sha256); throws SqlError.
 void RegisterMigrationFunctions(sqlite3* db);
-// INSERT of a grade row: ?1 submission id, ?2 the graded result (scribe_regrade, submit).
+// INSERT of a grade row (scribe_regrade): ?1 submission id, ?2 the graded result, ?3… the values
+// of kGradeColumns read from it (result_columns.h); kGradeInsertReadSql reads them in SQL.
+extern const std::array<std::string_view, 11> kGradeColumns;
 extern const char* const kGradeInsertSql;
+extern const char* const kGradeInsertReadSql;
 
 // Registers the eponymous table-valued function extract_drugs(text).
 int RegisterExtractDrugs(sqlite3* db);

@@ -46,6 +46,7 @@ SQLITE_EXTENSION_INIT3
 #include "compact_json.h"
 #include "functions.h"
 #include "grade.h"
+#include "result_columns.h"
 #include "hash.h"
 #include "rxnav.h"
 #include "sqlite_util.h"
@@ -405,7 +406,7 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
         "AND g.grader_version = ?1 AND g.corpus_hash = ?2) ORDER BY s.created_at, s.id");
     BindText(todo.get(), 1, grader_version);
     BindText(todo.get(), 2, corpus_hash);
-    Stmt ins = Prepare(writer, kGradeInsertSql);
+    Stmt ins = Prepare(writer, kGradeInsertSql), ins_read = Prepare(writer, kGradeInsertReadSql);
     sqlite3_int64 graded = 0, unknown = 0, batches = 0;
     int in_batch = 0;
     // The standings are refreshed once, after the last batch (in its own transaction, which also
@@ -486,11 +487,16 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     auto store = [&](Batch& b) {
       for (const Todo& t : b.todo) {
         if (writer != db && in_batch == 0) Exec(writer, "BEGIN IMMEDIATE");
-        sqlite3_reset(ins.get());
-        BindText(ins.get(), 1, t.id);
-        BindText(ins.get(), 2, t.result);
+        // The columns read in C++ from the result's text; where they cannot be, SQLite reads them.
+        std::optional<std::vector<SqlValue>> columns = ResultColumns(t.result, kGradeColumns);
+        sqlite3_stmt* s = columns ? ins.get() : ins_read.get();
+        sqlite3_reset(s);
+        BindText(s, 1, t.id);
+        BindText(s, 2, t.result);
+        if (columns)
+          for (size_t k = 0; k < columns->size(); ++k) BindValue(s, static_cast<int>(k) + 3, (*columns)[k]);
         try {
-          Step(writer, ins.get());
+          Step(writer, s);
         } catch (...) {
           if (writer != db) sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
           throw;
@@ -554,7 +560,18 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 
 // The grade row from a result (shared by scribe_regrade and the submit endpoint): ?1 submission
 // id, ?2 the result JSON. A grade that exists already is left as it is.
+const std::array<std::string_view, 11> kGradeColumns = {
+    "grader_version", "methodology_version", "corpus_hash", "trial_version_hash", "kind", "score_total",
+    "score_drug", "score_mental", "score_fabrication", "unsafe", "critical_error_count"};
+
+// ?1 the submission, ?2 the result (compact JSON, as ResultColumns checked), ?3… kGradeColumns.
 const char* const kGradeInsertSql =
+    "INSERT INTO grades (submission_id, grader_version, methodology_version, corpus_hash, trial_version_hash, kind, "
+    "score_total, score_drug, score_mental, score_fabrication, unsafe, critical_count, result) "
+    "VALUES (?1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?2) ON CONFLICT DO NOTHING";
+
+// The same when the columns could not be read in C++: SQLite reads them from the result.
+const char* const kGradeInsertReadSql =
     "INSERT INTO grades (submission_id, grader_version, methodology_version, corpus_hash, trial_version_hash, kind, "
     "score_total, score_drug, score_mental, score_fabrication, unsafe, critical_count, result) "
     "SELECT ?1, r ->> '$.grader_version', r ->> '$.methodology_version', r ->> '$.corpus_hash', "

@@ -16,24 +16,28 @@
 --   :created_at    the time now, as strftime('%Y-%m-%dT%H:%M:%fZ', 'now') writes it
 --   :stored_result json_set(:result, '$.id', :id, '$.vendor', :vendor, '$.created_at', :created_at),
 --                  made by the program; NULL to let json_set make it
+--   :columns_given 1 when the program gives the result's columns below as json_extract would read
+--                  them (extension/sql/result_columns.h); NULL to let json_extract read them
+--   :script_id :kind :corpus_hash :grader_version :score_total :score_drug :score_mental
+--   :score_fabrication :unsafe
 INSERT INTO submissions (id, script_id, kind, vendor, vendor_key, note_sha256, blank, created_at, corpus_hash,
                          grader_version, score_total, score_drug, score_mental, score_fabrication, unsafe,
                          scribe_output, result)
 SELECT :id,
-       json_extract(g.r, '$.script_id'),
-       json_extract(g.r, '$.kind'),
+       CASE WHEN :columns_given THEN :script_id ELSE json_extract(g.r, '$.script_id') END,
+       CASE WHEN :columns_given THEN :kind ELSE json_extract(g.r, '$.kind') END,
        :vendor,
        scribe_vendor_key(:vendor),
        scribe_sha256(:scribe_output),
        trim(:scribe_output, ' ' || char(9, 10, 13)) = '',
        :created_at,
-       json_extract(g.r, '$.corpus_hash'),
-       json_extract(g.r, '$.grader_version'),
-       json_extract(g.r, '$.score_total'),
-       json_extract(g.r, '$.score_drug'),
-       json_extract(g.r, '$.score_mental'),
-       json_extract(g.r, '$.score_fabrication'),
-       json_extract(g.r, '$.unsafe'),
+       CASE WHEN :columns_given THEN :corpus_hash ELSE json_extract(g.r, '$.corpus_hash') END,
+       CASE WHEN :columns_given THEN :grader_version ELSE json_extract(g.r, '$.grader_version') END,
+       CASE WHEN :columns_given THEN :score_total ELSE json_extract(g.r, '$.score_total') END,
+       CASE WHEN :columns_given THEN :score_drug ELSE json_extract(g.r, '$.score_drug') END,
+       CASE WHEN :columns_given THEN :score_mental ELSE json_extract(g.r, '$.score_mental') END,
+       CASE WHEN :columns_given THEN :score_fabrication ELSE json_extract(g.r, '$.score_fabrication') END,
+       CASE WHEN :columns_given THEN :unsafe ELSE json_extract(g.r, '$.unsafe') END,
        :scribe_output,
        coalesce(:stored_result, json_set(g.r, '$.id', :id, '$.vendor', :vendor, '$.created_at', :created_at))
 FROM (SELECT :result AS r) AS g

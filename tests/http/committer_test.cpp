@@ -241,3 +241,51 @@ TEST(CreatedAtNow, IsStrftimeNowToTheMillisecond) {
 
 }  // namespace
 }  // namespace scribe::http
+
+namespace scribe::http {
+namespace {
+
+TEST(ResultColumns, ReadsWhatJsonExtractWouldAndLeavesTheRestToSqlite) {
+  constexpr std::string_view kKeys[] = {"s", "n", "t", "f", "z", "absent"};
+  auto v = sql::ResultColumns(R"({"n":-2.5e3,"s":"text é","t":true,"f":false,"z":null,"o":{"s":"nested"}})", kKeys);
+  ASSERT_TRUE(v);
+  ASSERT_EQ(v->size(), 6u);
+  EXPECT_EQ((*v)[0].type, sql::SqlValue::kText);
+  EXPECT_EQ((*v)[0].text, "text é");
+  EXPECT_EQ((*v)[1].type, sql::SqlValue::kText);  // digits: the column's affinity converts them
+  EXPECT_EQ((*v)[1].text, "-2.5e3");
+  EXPECT_EQ((*v)[2].type, sql::SqlValue::kInteger);
+  EXPECT_EQ((*v)[2].integer, 1);
+  EXPECT_EQ((*v)[3].integer, 0);
+  EXPECT_EQ((*v)[4].type, sql::SqlValue::kNull);
+  EXPECT_EQ((*v)[5].type, sql::SqlValue::kNull);
+  for (const char* leave : {R"({"s":"a\"b"})", R"({"s":1,"s":2})", R"({"s":{}})", R"({"s":[1]})", R"({ "s":1})", "[1]", "",
+                            "not json"})
+    EXPECT_FALSE(sql::ResultColumns(leave, kKeys)) << leave;
+  EXPECT_TRUE(sql::ResultColumns(R"({"other":"a\"b","o":{"s":"x\"y"}})", kKeys)) << "only the keys read matter";
+}
+
+// The columns a stored submission and its first grade copy from the result are what SQLite's
+// JSON functions read from it, value and type.
+TEST_F(CommitterTest, StoredColumnsAreWhatJsonExtractReads) {
+  {
+    Committer committer(path_, "normal");
+    for (const char* note : {"Amoxicillin 500 mg three times daily.", "No SI.", ""})
+      ASSERT_EQ(committer.Store(Pending("Acme", note)).status, StoreOutcome::kStored);
+  }
+  auto same_real = [](const std::string& c) {
+    return "(" + c + " IS CAST(result ->> '$." + c + "' AS REAL) AND typeof(" + c + ") IN ('real', 'null'))";
+  };
+  std::string cond = "script_id IS result ->> '$.script_id' AND kind IS result ->> '$.kind' AND "
+                     "corpus_hash IS result ->> '$.corpus_hash' AND grader_version IS result ->> '$.grader_version' AND "
+                     "unsafe IS result ->> '$.unsafe' AND typeof(unsafe) = 'integer'";
+  for (const char* c : {"score_total", "score_drug", "score_mental", "score_fabrication"}) cond += " AND " + same_real(c);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM submissions WHERE " + cond), "3");
+  EXPECT_EQ(Scalar("SELECT count(*) FROM grades g JOIN submissions s ON s.id = g.submission_id "
+                   "WHERE g.result = json(s.result) AND g.critical_count IS s.result ->> '$.critical_error_count' "
+                   "AND g.methodology_version IS s.result ->> '$.methodology_version'"),
+            "3");
+}
+
+}  // namespace
+}  // namespace scribe::http

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace scribe {
 namespace {
@@ -31,6 +33,27 @@ TEST(CompactJson, NestingIsBoundedWithoutRecursion) {
   EXPECT_TRUE(IsCompactJson(ok));
   EXPECT_FALSE(IsCompactJson(deep));
   EXPECT_FALSE(IsCompactJson(std::string(1000000, '[')));  // linear, no stack overflow
+}
+
+}  // namespace
+}  // namespace scribe
+
+namespace scribe {
+namespace {
+
+TEST(CompactJson, TopLevelMembersWithTheirValuesText) {
+  std::vector<JsonMember> m;
+  ASSERT_TRUE(IsCompactJson(R"({"a":1,"b\"c":{"x":[1,{}]},"d":"s","e":[],"f":{},"g":true,"h":null,"i":-2.5e3})", &m));
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const auto& [k, v] : m) got.emplace_back(std::string(k), std::string(v));
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{{"a", "1"}, {"b\\\"c", R"({"x":[1,{}]})"}, {"d", "\"s\""},
+                                                                    {"e", "[]"}, {"f", "{}"}, {"g", "true"}, {"h", "null"},
+                                                                    {"i", "-2.5e3"}}));
+  m.clear();
+  EXPECT_TRUE(IsCompactJson("[1,{\"a\":2}]", &m));
+  EXPECT_TRUE(m.empty()) << "only a top-level object has members";
+  EXPECT_TRUE(IsCompactJson("{}", &m));
+  EXPECT_TRUE(m.empty());
 }
 
 }  // namespace

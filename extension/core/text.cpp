@@ -84,6 +84,37 @@ std::string PunctNorm(uint32_t cp, std::string_view raw) {
   }
 }
 
+// The classes of the ASCII code points, as Classify() gives them.
+struct AsciiClasses {
+  CharClass of[0x80];
+  AsciiClasses() {
+    for (uint32_t c = 0; c < 0x80; ++c) of[c] = Classify(c);
+  }
+};
+
+// Classify(Next(s, i, n)), the code point in cp: ASCII, nearly every byte of a note, is one
+// table lookup.
+CharClass ClassAt(std::string_view s, size_t i, size_t& n, uint32_t& cp) {
+  static const AsciiClasses ascii;
+  unsigned char c = s[i];
+  if (c < 0x80) {
+    n = 1;
+    cp = c;
+    return ascii.of[c];
+  }
+  cp = Next(s, i, n);
+  return Classify(cp);
+}
+
+// Up to 15 digits are an integer below 2^53: its double is exact, the value strtod gives.
+constexpr size_t kExactDigits = 15;
+
+double Integer(std::string_view digits) {
+  uint64_t v = 0;
+  for (char c : digits) v = v * 10 + static_cast<uint64_t>(c - '0');
+  return static_cast<double>(v);
+}
+
 }  // namespace
 
 std::string Lower(std::string_view s) {
@@ -101,11 +132,11 @@ std::vector<Token> Tokenize(std::string_view text) {
   bool at_line_start = true;
   int newlines_since_token = 0;
 
-  auto push = [&](TokenKind kind, size_t b0, size_t b1, uint32_t c0, uint32_t c1, std::string norm) {
-    Token t;
+  // The token [b0, b1) with its offsets and line flags; the caller fills its norm.
+  auto push = [&](TokenKind kind, size_t b0, size_t b1, uint32_t c0, uint32_t c1) -> Token& {
+    Token& t = out.emplace_back();
     t.kind = kind;
     t.raw = text.substr(b0, b1 - b0);
-    t.norm = std::move(norm);
     t.byte_begin = static_cast<uint32_t>(b0);
     t.byte_end = static_cast<uint32_t>(b1);
     t.char_begin = c0;
@@ -114,13 +145,13 @@ std::vector<Token> Tokenize(std::string_view text) {
     t.blank_line_before = newlines_since_token >= 2;
     at_line_start = false;
     newlines_since_token = 0;
-    out.push_back(std::move(t));
+    return t;
   };
 
   while (i < text.size()) {
     size_t n = 0;
-    uint32_t cp = Next(text, i, n);
-    CharClass cls = Classify(cp);
+    uint32_t cp = 0;
+    CharClass cls = ClassAt(text, i, n, cp);
     if (cls == CharClass::kSpace) { i += n; ++chars; continue; }
     if (cls == CharClass::kNewline) {
       i += n; ++chars;
@@ -131,12 +162,12 @@ std::vector<Token> Tokenize(std::string_view text) {
     size_t b0 = i;
     uint32_t c0 = chars;
     if (cls == CharClass::kLetter) {
-      bool caps = true, any_upper = false;
-      bool first_upper = IsAsciiAlpha(static_cast<unsigned char>(text[i])) && text[i] >= 'A' && text[i] <= 'Z';
+      bool caps = true, any_upper = false, curly_apostrophe = false;
+      bool first_upper = text[i] >= 'A' && text[i] <= 'Z';
       while (i < text.size()) {
         size_t m = 0;
-        uint32_t c = Next(text, i, m);
-        CharClass k = Classify(c);
+        uint32_t c = 0;
+        CharClass k = ClassAt(text, i, m, c);
         // An apostrophe inside a word keeps it whole ("doesn't", "dc'd").
         bool inner_apostrophe = (c == '\'' || c == 0x2019) && i + m < text.size() &&
                                 IsAsciiAlpha(static_cast<unsigned char>(text[i + m])) && i > b0;
@@ -144,22 +175,26 @@ std::vector<Token> Tokenize(std::string_view text) {
         if (c < 0x80 && IsAsciiAlpha(static_cast<unsigned char>(c))) {
           if (c >= 'a' && c <= 'z') caps = false; else any_upper = true;
         }
+        curly_apostrophe = curly_apostrophe || c == 0x2019;
         i += m; ++chars;
       }
-      std::string norm = Lower(text.substr(b0, i - b0));
-      if (norm.find("\xE2\x80\x99") != std::string::npos) {
-        // one pass (replacing in place would shift the tail once per apostrophe: quadratic)
-        std::string folded;
-        folded.reserve(norm.size());
+      Token& t = push(TokenKind::kWord, b0, i, c0, chars);
+      t.norm.assign(t.raw);
+      for (char& ch : t.norm)
+        if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+      if (curly_apostrophe) {
+        // in one pass, in place (replacing one at a time would shift the tail once per
+        // apostrophe: quadratic)
+        std::string& norm = t.norm;
+        size_t w = 0;
         for (size_t p = 0; p < norm.size(); ++p) {
-          if (norm.compare(p, 3, "\xE2\x80\x99") == 0) { folded += '\''; p += 2; }
-          else folded += norm[p];
+          if (norm.compare(p, 3, "\xE2\x80\x99") == 0) { norm[w++] = '\''; p += 2; }
+          else norm[w++] = norm[p];
         }
-        norm = std::move(folded);
+        norm.resize(w);
       }
-      push(TokenKind::kWord, b0, i, c0, chars, std::move(norm));
-      out.back().all_caps = caps && any_upper;
-      out.back().capitalized = first_upper;
+      t.all_caps = caps && any_upper;
+      t.capitalized = first_upper;
       continue;
     }
     if (cls == CharClass::kDigit) {
@@ -170,19 +205,24 @@ std::vector<Token> Tokenize(std::string_view text) {
              !digit_at(i + 4)) {
         i += 4; chars += 4;
       }
+      bool fraction = false;
       if (i + 1 < text.size() && text[i] == '.' && IsDigit(static_cast<unsigned char>(text[i + 1]))) {
         ++i; ++chars;
         while (i < text.size() && IsDigit(static_cast<unsigned char>(text[i]))) { ++i; ++chars; }
+        fraction = true;
       }
-      std::string norm(text.substr(b0, i - b0));
-      norm.erase(std::remove(norm.begin(), norm.end(), ','), norm.end());
-      push(TokenKind::kNumber, b0, i, c0, chars, norm);
-      out.back().number = std::strtod(out.back().norm.c_str(), nullptr);
+      Token& t = push(TokenKind::kNumber, b0, i, c0, chars);
+      t.norm.reserve(i - b0);
+      for (char ch : t.raw)
+        if (ch != ',') t.norm += ch;
+      t.number = fraction || t.norm.size() > kExactDigits ? std::strtod(t.norm.c_str(), nullptr) : Integer(t.norm);
       continue;
     }
     // punctuation: one code point per token
     i += n; ++chars;
-    push(TokenKind::kPunct, b0, i, c0, chars, PunctNorm(cp, text.substr(b0, n)));
+    Token& t = push(TokenKind::kPunct, b0, i, c0, chars);
+    if (cp < 0x80) t.norm.assign(1, static_cast<char>(cp));
+    else t.norm = PunctNorm(cp, t.raw);
   }
 
   // Join dotted abbreviations: letter(s) "." letter(s) "." … with at least two letter groups
@@ -462,7 +502,8 @@ std::string_view Trim(std::string_view s) {
 size_t CodePointCount(std::string_view s) {
   size_t n = 0;
   for (size_t i = 0, len = 0; i < s.size(); i += len) {
-    Next(s, i, len);
+    if (static_cast<unsigned char>(s[i]) < 0x80) len = 1;
+    else Next(s, i, len);
     ++n;
   }
   return n;

@@ -231,6 +231,42 @@ TEST(Tokenize, TruncatedSequenceCountsByteByByte) {
   EXPECT_EQ(toks[1].char_begin, 3u);
 }
 
+// The tokenizer reads ASCII through a table and everything else through the UTF-8 decoder: the
+// two must agree where they meet (curly apostrophes inside words, control bytes, accented
+// capitals, numbers past 15 digits).
+TEST(Tokenize, MixedAsciiAndUtf8AsWorkedOut) {
+  auto toks = Tokenize("O\xE2\x80\x99Neil\xE2\x80\x99s \x01rash\xE2\x80\x99\x7F \xC3\x89" "COLE \xE2\x80\x99s");
+  ASSERT_EQ(toks.size(), 6u);
+  EXPECT_EQ(Norms(toks), (Strings{"o'neil's", "rash", "'", "\xC3\x89" "cole", "'", "s"}));  // lower case is ASCII only
+  EXPECT_EQ(toks[0].raw, "O\xE2\x80\x99Neil\xE2\x80\x99s");
+  EXPECT_EQ(toks[0].char_begin, 0u);
+  EXPECT_EQ(toks[0].char_end, 8u);
+  EXPECT_TRUE(toks[0].capitalized);
+  EXPECT_FALSE(toks[0].all_caps);
+  EXPECT_EQ(toks[1].char_begin, 10u);  // after the space and the control byte \x01
+  EXPECT_EQ(toks[1].byte_begin, 14u);
+  EXPECT_EQ(toks[2].raw, "\xE2\x80\x99");  // a final apostrophe is punctuation
+  EXPECT_EQ(toks[2].char_begin, 14u);
+  EXPECT_EQ(toks[2].kind, TokenKind::kPunct);
+  EXPECT_EQ(toks[3].char_begin, 17u);  // \x7F and the space are whitespace
+  EXPECT_FALSE(toks[3].capitalized);   // capitals are ASCII only: "É" is no capital
+  EXPECT_TRUE(toks[3].all_caps);
+  EXPECT_EQ(toks[4].kind, TokenKind::kPunct);  // a leading apostrophe starts no word
+  EXPECT_EQ(toks[5].char_end, 25u);
+}
+
+TEST(Tokenize, LongNumbersAsStrtodReadsThem) {
+  auto toks = Tokenize("123456789012345 1234567890123456 9,007,199,254,740,993 000123 0.1");
+  ASSERT_EQ(toks.size(), 5u);
+  EXPECT_EQ(toks[0].number, 123456789012345.0);
+  EXPECT_EQ(toks[1].number, 1234567890123456.0);
+  EXPECT_EQ(toks[2].norm, "9007199254740993");
+  EXPECT_EQ(toks[2].number, 9007199254740992.0);  // the nearest double
+  EXPECT_EQ(toks[3].number, 123.0);
+  EXPECT_EQ(toks[3].norm, "000123");
+  EXPECT_EQ(toks[4].number, 0.1);
+}
+
 // ---------------------------------------------------------------- CodePointCount
 
 TEST(CodePointCount, ValidText) {
@@ -239,6 +275,7 @@ TEST(CodePointCount, ValidText) {
   EXPECT_EQ(CodePointCount("\xC3\x9C" "ber"), 4u);
   EXPECT_EQ(CodePointCount("\xE6\x82\xA3\xE8\x80\x85 \xF0\x9F\x98\x80"), 4u);
   EXPECT_EQ(CodePointCount("\xFF\xFE"), 2u);  // stray bytes count one each
+  EXPECT_EQ(CodePointCount("a\xE2\x80\x99\xFF" "b\xC3"), 5u);  // ASCII and not, interleaved
 }
 
 // Regression test, bug fixed (text.cpp CodePointCount): text.h says "invalid bytes count one each", and Tokenize()

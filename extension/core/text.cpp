@@ -2,6 +2,7 @@
 #include "text.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,8 +17,8 @@
 namespace scribe {
 namespace {
 
-bool IsAsciiAlpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+constexpr bool IsAsciiAlpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+constexpr bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 // Length of the UTF-8 sequence starting at s[i]; 1 for an invalid byte.
 size_t SeqLen(std::string_view s, size_t i) {
@@ -52,7 +53,7 @@ uint32_t Next(std::string_view s, size_t i, size_t& n) {
 
 enum class CharClass { kSpace, kNewline, kLetter, kDigit, kPunct };
 
-CharClass Classify(uint32_t cp) {
+constexpr CharClass Classify(uint32_t cp) {
   if (cp == '\n') return CharClass::kNewline;
   if (cp == ' ' || cp == '\t' || cp == '\r' || cp == '\f' || cp == '\v' || cp == 0xA0 ||
       cp == 0x2009 || cp == 0x202F || cp == 0x200B || cp == 0xFEFF)
@@ -85,22 +86,20 @@ std::string PunctNorm(uint32_t cp, std::string_view raw) {
 }
 
 // The classes of the ASCII code points, as Classify() gives them.
-struct AsciiClasses {
-  CharClass of[0x80];
-  AsciiClasses() {
-    for (uint32_t c = 0; c < 0x80; ++c) of[c] = Classify(c);
-  }
-};
+constexpr std::array<CharClass, 0x80> kAsciiClass = [] {
+  std::array<CharClass, 0x80> of{};
+  for (uint32_t c = 0; c < 0x80; ++c) of[c] = Classify(c);
+  return of;
+}();
 
 // Classify(Next(s, i, n)), the code point in cp: ASCII, nearly every byte of a note, is one
 // table lookup.
-CharClass ClassAt(std::string_view s, size_t i, size_t& n, uint32_t& cp) {
-  static const AsciiClasses ascii;
+inline CharClass ClassAt(std::string_view s, size_t i, size_t& n, uint32_t& cp) {
   unsigned char c = s[i];
   if (c < 0x80) {
     n = 1;
     cp = c;
-    return ascii.of[c];
+    return kAsciiClass[c];
   }
   cp = Next(s, i, n);
   return Classify(cp);
@@ -165,6 +164,11 @@ std::vector<Token> Tokenize(std::string_view text) {
       bool caps = true, any_upper = false, curly_apostrophe = false;
       bool first_upper = text[i] >= 'A' && text[i] <= 'Z';
       while (i < text.size()) {
+        if (unsigned char b = text[i]; IsAsciiAlpha(b)) {  // most of a word: no apostrophe to weigh
+          if (b >= 'a') caps = false; else any_upper = true;
+          ++i; ++chars;
+          continue;
+        }
         size_t m = 0;
         uint32_t c = 0;
         CharClass k = ClassAt(text, i, m, c);

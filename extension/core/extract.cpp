@@ -214,19 +214,12 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
                      !sig.IsSigWord(t.norm) && !terminology.IsNonRxnormSubstance(t.norm) &&
                      !terminology.MatchTokens(toks, k, k + 1);
     if (!candidate) continue;
-    std::vector<std::string> pieces = sig.SplitGlued(t.norm);
-    bool all_known = !pieces.empty() && std::all_of(pieces.begin(), pieces.end(), [&](const std::string& p) {
-      return sig.IsGluePiece(p);
-    });
-    if (!all_known) {
-      if (std::string c = sig.CorrectSpelling(t.norm); !c.empty()) {
-        repairs.push_back({Repair::kRespell, k, std::move(c), {}});
-        continue;
-      }
-    }
-    if (pieces.size() >= 2) {
-      added += pieces.size() - 1;
-      repairs.push_back({Repair::kSplit, k, {}, std::move(pieces)});
+    SigParser::WordRepair word = sig.RepairWord(t.norm);
+    if (!word.respelled.empty()) {
+      repairs.push_back({Repair::kRespell, k, std::move(word.respelled), {}});
+    } else if (!word.pieces.empty()) {
+      added += word.pieces.size() - 1;
+      repairs.push_back({Repair::kSplit, k, {}, std::move(word.pieces)});
     }
   }
   if (repairs.empty()) return;

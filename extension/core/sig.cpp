@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -34,6 +35,11 @@ struct SigGrammar {
   StringSet glue_words, strong;      // pieces of glued words; strong: of the unit/frequency/route tables
   size_t longest_glue_word = 0;
   size_t min_typo_length = 3;
+  // SigParser::RepairWord's answers, up to kRepairMemoWords (then cleared): looked up under a
+  // shared lock, a miss worked out outside the lock and added under an exclusive one.
+  static constexpr size_t kRepairMemoWords = 1 << 14;
+  mutable std::shared_mutex repair_mu;
+  mutable WordTable<SigParser::WordRepair> repairs;
 };
 
 namespace {
@@ -666,6 +672,27 @@ std::string SigParser::CorrectSpelling(std::string_view word) const {
     found = v;
   }
   return found;
+}
+
+SigParser::WordRepair SigParser::RepairWord(std::string_view word) const {
+  uint64_t hash = HashWord(word);
+  {
+    std::shared_lock<std::shared_mutex> reading(grammar_.repair_mu);
+    if (const WordRepair* known = grammar_.repairs.find(word, hash)) return *known;
+  }
+  WordRepair repair;
+  std::vector<std::string> pieces = SplitGlued(word);
+  bool all_known = !pieces.empty() && std::all_of(pieces.begin(), pieces.end(), [&](const std::string& p) {
+    return IsGluePiece(p);
+  });
+  if (!all_known) repair.respelled = CorrectSpelling(word);
+  if (repair.respelled.empty() && pieces.size() >= 2) repair.pieces = std::move(pieces);
+  std::unique_lock<std::shared_mutex> writing(grammar_.repair_mu);
+  if (!grammar_.repairs.find(word, hash)) {
+    if (grammar_.repairs.size() >= SigGrammar::kRepairMemoWords) grammar_.repairs.clear();
+    grammar_.repairs[word] = repair;
+  }
+  return repair;
 }
 
 std::vector<std::string> SigParser::SplitGlued(std::string_view word) const {

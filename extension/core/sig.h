@@ -108,6 +108,16 @@ class SigParser {
   // empty when it is not one.
   std::vector<std::string> SplitGlued(std::string_view word) const;
 
+  // How the extractor reads a lower-case word that is no known word: the sig word it misspells
+  // (CorrectSpelling, unless SplitGlued finds only glue pieces in it), else the pieces it glues
+  // together (two or more), else neither (both empty). Remembered for the process per grammar,
+  // since notes repeat their words and the answer never changes.
+  struct WordRepair {
+    std::string respelled;
+    std::vector<std::string> pieces;
+  };
+  WordRepair RepairWord(std::string_view word) const;
+
  private:
   struct Quantity {
     double lo = 0, hi = 0;

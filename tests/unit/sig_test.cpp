@@ -2,7 +2,9 @@
 // (corpus/rules/units.tsv, frequencies.tsv, routes.tsv, actions.tsv; docs/methodology.md §1).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rules.h"
@@ -577,6 +579,56 @@ TEST_F(SigTest, GluedWords) {
   EXPECT_EQ(sig.SplitGlued("asthe"), V{});                                 // connectives only
   EXPECT_EQ(sig.SplitGlued("zzzz"), V{});
   EXPECT_EQ(sig.SplitGlued("bid"), V{});
+}
+
+TEST_F(SigTest, RepairWordRespellsElseSplits) {
+  using V = std::vector<std::string>;
+  auto check = [&](std::string_view word, const std::string& respelled, const V& pieces) {
+    SigParser::WordRepair r = sig.RepairWord(word);
+    EXPECT_EQ(r.respelled, respelled) << word;
+    EXPECT_EQ(r.pieces, pieces) << word;
+  };
+  for (int pass = 0; pass < 2; ++pass) {  // worked out, then remembered
+    check("tiems", "times", {});
+    check("tidprnas", "", V{"tid", "prn", "as"});  // glue pieces only: never respelled
+    check("intprnas", "", V{"int", "prn", "as"});
+    check("prnanxiety", "", V{"prn", "anxiety"});
+    check("xyzzy", "", {});
+    check("times", "", {});
+  }
+}
+
+// The memo is shared by every thread grading at once: each gets the answers one thread alone gets.
+TEST_F(SigTest, RepairWordFromManyThreads) {
+  const std::vector<std::string> words = {"tiems", "tidprnas", "intprnas", "prnanxiety", "xyzzy", "talbet",
+                                          "bidx", "dailyx", "mgbd", "wekes", "zzzz", "tidwminstror"};
+  std::vector<SigParser::WordRepair> alone;
+  for (const std::string& w : words) {
+    SigParser::WordRepair r;
+    std::vector<std::string> pieces = sig.SplitGlued(w);
+    bool glue_only = !pieces.empty() && std::all_of(pieces.begin(), pieces.end(), [&](const std::string& p) {
+      return sig.IsGluePiece(p);
+    });
+    if (!glue_only) r.respelled = sig.CorrectSpelling(w);
+    if (r.respelled.empty() && pieces.size() >= 2) r.pieces = pieces;
+    alone.push_back(r);
+  }
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < mismatches.size(); ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 50; ++round)
+        for (size_t i = 0; i < words.size(); ++i) {
+          size_t w = (i + t * 3) % words.size();  // each thread from a different starting point
+          SigParser::WordRepair r = sig.RepairWord(words[w]);
+          if (r.respelled != alone[w].respelled || r.pieces != alone[w].pieces) ++mismatches[t];
+        }
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(mismatches, std::vector<int>(4, 0));
+  EXPECT_EQ(alone[0].respelled, "times");
+  EXPECT_EQ(alone[5].respelled, "tablet");
+  EXPECT_EQ(alone[6].pieces, (std::vector<std::string>{"bid", "x"}));
 }
 
 TEST_F(SigTest, SigAbbreviations) {

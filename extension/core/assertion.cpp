@@ -26,7 +26,8 @@ int Strongest(uint8_t bits) {
   return -1;
 }
 
-bool IsPunct(const Token& t, std::string_view p) { return t.kind == TokenKind::kPunct && t.norm == p; }
+// Whether t is the punctuation mark c (each mark tested for is one ASCII character).
+bool IsPunct(const Token& t, char c) { return t.kind == TokenKind::kPunct && t.norm.size() == 1 && t.norm[0] == c; }
 
 int Letters(const Token& t) {
   int n = 0;
@@ -149,7 +150,7 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
     if ((kind & kForward) && !(kind & kBackward)) ws.forward_only_end[m.end - 1 - sb] = 1;
   }
   for (size_t i = 0; i < n; ++i)
-    if (IsPunct(toks[sb + i], ";")) ws.clause_break[i] = 1;
+    if (IsPunct(toks[sb + i], ';')) ws.clause_break[i] = 1;
   if (clauses) {
     ++clause_no;
     for (size_t i = 0; i < n; ++i) {
@@ -164,7 +165,7 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
   // only looks forward ("No Fever:" is the denied finding); trigger words never belong to a
   // heading, so "None" stays the value of the heading before it.
   for (size_t c = 1; c < n; ++c) {
-    if (!IsPunct(toks[sb + c], ":")) continue;
+    if (!IsPunct(toks[sb + c], ':')) continue;
     const Token& last = toks[sb + c - 1];
     if (last.kind != TokenKind::kWord || ws.is_trigger[c - 1] || !last.capitalized) continue;
     const bool caps = last.all_caps;
@@ -192,7 +193,7 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
   // backward scopes start after a clause break, or at the first word of a heading.
   ws.next_comma.assign(n + 1, static_cast<uint32_t>(n));
   for (size_t i = n; i-- > 0;)
-    ws.next_comma[i] = IsPunct(toks[sb + i], ",") ? static_cast<uint32_t>(i) : ws.next_comma[i + 1];
+    ws.next_comma[i] = IsPunct(toks[sb + i], ',') ? static_cast<uint32_t>(i) : ws.next_comma[i + 1];
   for (int c = 0; c < kCategories; ++c) {
     auto is_break = [&](size_t i) {
       bool clause = ws.clause_break[i] && !(c == kFam && ws.family_through[i]);
@@ -231,7 +232,7 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
     };
     auto prefix = [&](uint8_t category) {  // the one word joined to the prefix ("non-tender")
       uint32_t w = e;
-      if (w < n && IsPunct(toks[sb + w], "-")) ++w;
+      if (w < n && IsPunct(toks[sb + w], '-')) ++w;
       if (w < n && w < ws.next_break[category][e] && toks[sb + w].kind == TokenKind::kWord)
         ws.forward.push_back({w, w + 1, match, category});
     };

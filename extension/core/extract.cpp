@@ -63,18 +63,27 @@ const Binding& DefaultBinding() {
   return binding;
 }
 
-// The allergy cues of assertion.yaml as a matcher, one per Rules object.
-const PhraseMatcher& AllergyCues(const Rules& rules) {
+// The allergy cues of assertion.yaml: as a matcher, and the one-word cues that make a heading an
+// allergy heading. One per Rules object.
+struct AllergyVocabulary {
+  PhraseMatcher cues{true};
+  StringSet cue_words;
+};
+
+const AllergyVocabulary& AllergyCues(const Rules& rules) {
   static std::mutex mu;
-  static std::map<const Rules*, std::unique_ptr<PhraseMatcher>> cache;
+  static std::map<const Rules*, std::unique_ptr<AllergyVocabulary>> cache;
   std::lock_guard<std::mutex> lock(mu);
-  auto& m = cache[&rules];
-  if (!m) {
-    m = std::make_unique<PhraseMatcher>(true);
+  auto& v = cache[&rules];
+  if (!v) {
+    v = std::make_unique<AllergyVocabulary>();
     int id = 0;
-    for (const std::string& cue : rules.assertion.allergy_cues) m->Add(cue, id++);
+    for (const std::string& cue : rules.assertion.allergy_cues) {
+      v->cues.Add(cue, id++);
+      if (cue.find(' ') == std::string::npos) v->cue_words.insert(cue);
+    }
   }
-  return *m;
+  return *v;
 }
 
 // Whether the words of `phrase` start at token k (within limit).
@@ -99,7 +108,8 @@ bool IsSeparator(const Token& t) {
   return t.kind == TokenKind::kWord && (t.norm == "and" || t.norm == "also" || t.norm == "plus" || t.norm == "then");
 }
 
-bool IsPunct(const Token& t, std::string_view p) { return t.kind == TokenKind::kPunct && t.norm == p; }
+// Whether t is the punctuation mark c (each mark tested for is one ASCII character).
+bool IsPunct(const Token& t, char c) { return t.kind == TokenKind::kPunct && t.norm.size() == 1 && t.norm[0] == c; }
 
 // The "and" of "one and a half", "1 and 1/2".
 bool InQuantity(const std::vector<Token>& toks, size_t k, const Rules& rules) {
@@ -200,7 +210,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
       ++k;
       continue;
     }
-    if (t.kind == TokenKind::kWord && k > 0 && toks[k - 1].kind == TokenKind::kNumber && !(k > 1 && IsPunct(toks[k - 2], "/")) &&
+    if (t.kind == TokenKind::kWord && k > 0 && toks[k - 1].kind == TokenKind::kNumber && !(k > 1 && IsPunct(toks[k - 2], '/')) &&
         text.sentence_of[k] == text.sentence_of[k - 1] && t.norm != "a" && t.norm != "an" && t.norm != "once" &&
         t.norm != "twice" && t.norm != "single") {
       auto w = rules.number_words.find(t.norm);
@@ -226,21 +236,32 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
 
   // 2. Apply them, moving the tokens. Without a split no token is written past the one being
   // read, so the tokens are rewritten in place; a split builds a new vector.
+  // The tokens before the first repair keep their places (and in place, their sentences).
   const bool in_place = added == 0;
+  const size_t first = repairs.front().k;
   std::vector<Token> grown;
-  if (!in_place) grown.reserve(toks.size() + added);
-  std::vector<uint32_t> sentence_of;
-  sentence_of.reserve(toks.size() + added);
+  std::vector<uint32_t> grown_sentence_of;
   std::vector<size_t> new_index(toks.size() + 1, 0);
-  size_t w = 0;  // tokens written
+  for (size_t k = 0; k < first; ++k) new_index[k] = k;
+  if (!in_place) {
+    grown.reserve(toks.size() + added);
+    grown_sentence_of.reserve(toks.size() + added);
+    for (size_t k = 0; k < first; ++k) grown.push_back(std::move(toks[k]));
+    grown_sentence_of.assign(text.sentence_of.begin(), text.sentence_of.begin() + static_cast<std::ptrdiff_t>(first));
+  }
+  size_t w = first;  // tokens written
   auto emit = [&](Token&& t, size_t from) {
-    if (!in_place) grown.push_back(std::move(t));
-    else if (&t != &toks[w]) toks[w] = std::move(t);  // a token not moved stays where it is
-    sentence_of.push_back(text.sentence_of[from]);
+    if (!in_place) {
+      grown.push_back(std::move(t));
+      grown_sentence_of.push_back(text.sentence_of[from]);
+    } else {
+      if (&t != &toks[w]) toks[w] = std::move(t);  // a token not moved stays where it is
+      text.sentence_of[w] = text.sentence_of[from];  // w <= from: not read again
+    }
     ++w;
   };
   size_t r = 0;
-  for (size_t k = 0; k < toks.size(); ++k) {
+  for (size_t k = first; k < toks.size(); ++k) {
     new_index[k] = w;
     if (r == repairs.size() || repairs[r].k != k) {
       emit(std::move(toks[k]), k);
@@ -292,9 +313,13 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
     text.sentence_begin[s] = static_cast<uint32_t>(new_index[text.sentence_begin[s]]);
     text.sentence_end[s] = static_cast<uint32_t>(new_index[text.sentence_end[s]]);
   }
-  if (in_place) toks.erase(toks.begin() + static_cast<std::ptrdiff_t>(w), toks.end());
-  else toks = std::move(grown);
-  text.sentence_of = std::move(sentence_of);
+  if (in_place) {
+    toks.erase(toks.begin() + static_cast<std::ptrdiff_t>(w), toks.end());
+    text.sentence_of.resize(w);
+  } else {
+    toks = std::move(grown);
+    text.sentence_of = std::move(grown_sentence_of);
+  }
 }
 
 // ---------------------------------------------------------------- lines and sections
@@ -332,7 +357,7 @@ std::vector<Line> Lines(const TokenizedText& text) {
         l.marker = true;
         l.content = l.begin + 1;
       } else if (t.kind == TokenKind::kNumber && l.begin + 1 < l.end &&
-                 (IsPunct(toks[l.begin + 1], ".") || IsPunct(toks[l.begin + 1], ")"))) {
+                 (IsPunct(toks[l.begin + 1], '.') || IsPunct(toks[l.begin + 1], ')'))) {
         l.marker = true;
         l.content = l.begin + 2;
       }
@@ -343,24 +368,23 @@ std::vector<Line> Lines(const TokenizedText& text) {
 }
 
 // Heading lines open sections: "Medications:", "MEDICATIONS", "- Meds:", "Allergies: penicillin".
-void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const Rules& rules) {
+void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const StringSet& cue_words) {
   const auto& toks = text.tokens;
   const Binding& b = DefaultBinding();
-  std::unordered_set<std::string> cue_words;
-  for (const std::string& c : rules.assertion.allergy_cues)
-    if (c.find(' ') == std::string::npos) cue_words.insert(c);
+  std::vector<const std::string*> heading;  // reused line to line
+  std::string joined;
   struct Open { bool active = false; Line::Kind kind = Line::kPlain; size_t indent = 0; bool marker = false; };
   Open open;
   for (Line& l : lines) {
     if (l.begin < l.end && toks[l.begin].blank_line_before) open.active = false;
     // a heading: up to five words (joined by "/", "&", "-"), then ":" or the end of the line
     size_t k = l.content, words = 0;
-    std::vector<std::string> heading;
+    heading.clear();
     bool all_caps = true;
     while (k < l.end && words <= 5) {
       const Token& t = toks[k];
       if (t.kind == TokenKind::kWord) {
-        heading.push_back(t.norm);
+        heading.push_back(&t.norm);
         all_caps = all_caps && t.all_caps;
         ++words;
       } else if (!(t.kind == TokenKind::kPunct && (t.norm == "/" || t.norm == "&" || t.norm == "-"))) {
@@ -368,13 +392,16 @@ void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const Rul
       }
       ++k;
     }
-    bool colon = k < l.end && IsPunct(toks[k], ":") && words >= 1 && words <= 5;
+    bool colon = k < l.end && IsPunct(toks[k], ':') && words >= 1 && words <= 5;
     bool alone = k == l.end && words >= 1 && words <= 4;
-    std::string joined;
-    for (const std::string& w : heading) joined += (joined.empty() ? "" : " ") + w;
+    joined.clear();
+    for (const std::string* w : heading) {
+      if (!joined.empty()) joined += ' ';
+      joined += *w;
+    }
     bool med = b.med_heading_names.count(joined) > 0;
-    bool allergy = std::any_of(heading.begin(), heading.end(), [&](const std::string& w) { return cue_words.count(w) > 0; });
-    bool inactive = std::any_of(heading.begin(), heading.end(), [&](const std::string& w) { return b.inactive_heading_words.count(w) > 0; });
+    bool allergy = std::any_of(heading.begin(), heading.end(), [&](const std::string* w) { return cue_words.count(*w) > 0; });
+    bool inactive = std::any_of(heading.begin(), heading.end(), [&](const std::string* w) { return b.inactive_heading_words.count(*w) > 0; });
     bool is_heading = colon || (alone && (all_caps || med || (allergy && words <= 3)));
     if (is_heading) {
       Line::Kind kind = allergy && words <= 3 ? Line::kAllergy : inactive ? Line::kInactive : med ? Line::kMedList : Line::kOther;
@@ -406,14 +433,14 @@ Parens FindParens(const TokenizedText& text) {
       for (size_t o : stack) p.close_of[o] = k;
       stack.clear();
     }
-    if (IsPunct(toks[k], ")") && !stack.empty()) {
+    if (IsPunct(toks[k], ')') && !stack.empty()) {
       p.close_of[stack.back()] = k;
       stack.pop_back();
       p.open_of[k] = stack.empty() ? kNone : stack.back();
       continue;
     }
     p.open_of[k] = stack.empty() ? kNone : stack.back();
-    if (IsPunct(toks[k], "(")) stack.push_back(k);
+    if (IsPunct(toks[k], '(')) stack.push_back(k);
   }
   for (size_t o : stack) p.close_of[o] = toks.size();
   return p;
@@ -441,7 +468,6 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
     size_t sentence_end = out.text.sentence_end[out.text.sentence_of[k]];
     size_t sentence_begin = out.text.sentence_begin[out.text.sentence_of[k]];
     if (toks[k].kind != TokenKind::kWord) { ++k; continue; }
-    DrugMention m;
     auto match = terminology.MatchTokens(toks, k, sentence_end);
     if (match && match->token_count == 1 && sig.IsSigAbbreviation(toks, k)) {
       bool sig_position = k > sentence_begin && (toks[k - 1].kind == TokenKind::kNumber || sig.IsSigAbbreviation(toks, k - 1));
@@ -451,6 +477,16 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       k += match->token_count;
       continue;
     }
+    if (!match) {
+      if (!PhantomCandidate(toks[k], terminology)) { ++k; continue; }
+      // the dose may follow directly, or after one short formulation word ("Zyntrafex XR 20 mg")
+      size_t n = k + 1;
+      if (n < sentence_end && toks[n].kind == TokenKind::kWord && toks[n].all_caps && toks[n].norm.size() <= 3) ++n;
+      auto unit = n + 1 < sentence_end && toks[n].kind == TokenKind::kNumber ? rules.unit_matcher.MatchAt(toks, n + 1, sentence_end)
+                                                                              : std::nullopt;
+      if (!unit || rules.units[unit->id].family == "count") { ++k; continue; }
+    }
+    DrugMention m;
     if (match) {
       m.match = match;
       m.tok_begin = k;
@@ -462,20 +498,11 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       m.matched_name = c.name;
       m.drug_class = c.drug_class;
       m.salt = terminology.SaltOf(match->concept_id);
-    } else if (PhantomCandidate(toks[k], terminology)) {
-      // the dose may follow directly, or after one short formulation word ("Zyntrafex XR 20 mg")
-      size_t n = k + 1;
-      if (n < sentence_end && toks[n].kind == TokenKind::kWord && toks[n].all_caps && toks[n].norm.size() <= 3) ++n;
-      auto unit = n + 1 < sentence_end && toks[n].kind == TokenKind::kNumber ? rules.unit_matcher.MatchAt(toks, n + 1, sentence_end)
-                                                                              : std::nullopt;
-      if (!unit || rules.units[unit->id].family == "count") { ++k; continue; }
+    } else {
       m.phantom = true;
       m.tok_begin = k;
       m.tok_end = k + 1;
       m.key = "phantom:" + toks[k].norm;
-    } else {
-      ++k;
-      continue;
     }
     m.char_begin = toks[m.tok_begin].char_begin;
     m.char_end = toks[m.tok_end - 1].char_end;
@@ -487,13 +514,14 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
 
   // 2. Structure: lines and their sections, parentheticals, allergy cues.
   std::vector<Line> lines = Lines(out.text);
-  MarkSections(lines, out.text, rules);
+  const AllergyVocabulary& allergy = AllergyCues(rules);
+  MarkSections(lines, out.text, allergy.cue_words);
   std::vector<size_t> line_of(toks.size(), 0);
   for (size_t i = 0; i < lines.size(); ++i)
     for (size_t k = lines[i].begin; k < lines[i].end; ++k) line_of[k] = i;
   Parens parens = FindParens(out.text);
   auto open_of = [&](size_t k) { return k < toks.size() ? parens.open_of[k] : kNone; };
-  std::vector<PatternMatch> cues = AllergyCues(rules).FindAll(toks, 0, toks.size());
+  std::vector<PatternMatch> cues = allergy.cues.FindAll(toks, 0, toks.size());
   std::vector<char> in_mention(toks.size(), 0);
   for (const DrugMention& m : found)
     for (size_t k = m.tok_begin; k < m.tok_end; ++k) in_mention[k] = 1;
@@ -507,7 +535,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
     for (size_t k = b; k < e; ++k) {
       if (in_mention[k]) continue;
       size_t g = open_of(k);
-      if (g != own_group || IsPunct(toks[k], "(") || IsPunct(toks[k], ")")) continue;  // a parenthetical ("(hives)")
+      if (g != own_group || IsPunct(toks[k], '(') || IsPunct(toks[k], ')')) continue;  // a parenthetical ("(hives)")
       if (!binding.glue.count(toks[k].norm)) return false;
     }
     return true;
@@ -517,7 +545,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
     if (l.section == Line::kAllergy && m.tok_begin >= l.section_from) return true;
     size_t g = open_of(m.tok_begin);
     if (g != kNone && cue_inside(g)) return true;
-    if (m.tok_end < toks.size() && IsPunct(toks[m.tok_end], "(") && cue_inside(m.tok_end)) return true;
+    if (m.tok_end < toks.size() && IsPunct(toks[m.tok_end], '(') && cue_inside(m.tok_end)) return true;
     for (const PatternMatch& c : cues) {
       if (open_of(c.begin) != g || out.text.sentence_of[c.begin] != out.text.sentence_of[m.tok_begin]) continue;
       if (clause[c.begin] != clause[m.tok_begin]) continue;
@@ -554,8 +582,8 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
   for (size_t i = 0; i + 1 < n; ++i) {
     const DrugMention& a = drugs[i];
     const DrugMention& g = drugs[i + 1];
-    if (a.tok_end < toks.size() && IsPunct(toks[a.tok_end], "(") && g.tok_begin == a.tok_end + 1 &&
-        g.tok_end < toks.size() && IsPunct(toks[g.tok_end], ")") && !a.gloss)
+    if (a.tok_end < toks.size() && IsPunct(toks[a.tok_end], '(') && g.tok_begin == a.tok_end + 1 &&
+        g.tok_end < toks.size() && IsPunct(toks[g.tok_end], ')') && !a.gloss)
       drugs[i + 1].gloss = true;
   }
   enum class Where : uint8_t { kNone, kBefore, kAfter };

@@ -45,7 +45,8 @@ struct SigGrammar {
 namespace {
 
 bool IsWord(const Token& t, std::string_view w) { return t.kind == TokenKind::kWord && t.norm == w; }
-bool IsPunct(const Token& t, std::string_view p) { return t.kind == TokenKind::kPunct && t.norm == p; }
+// Whether t is the punctuation mark c (each mark tested for is one ASCII character).
+bool IsPunct(const Token& t, char c) { return t.kind == TokenKind::kPunct && t.norm.size() == 1 && t.norm[0] == c; }
 bool Adjacent(const Token& a, const Token& b) { return a.byte_end == b.byte_begin; }
 
 bool AllLetters(std::string_view w) {
@@ -178,7 +179,7 @@ std::optional<double> SigParser::SingleAt(const std::vector<Token>& toks, size_t
   const Token& t = toks[i];
   // a proper fraction written as one group: "1/2", "3/4"
   auto fraction_at = [&](size_t j, double& f, size_t& after) {
-    if (j + 2 < end + 1 && j + 2 < toks.size() && toks[j].kind == TokenKind::kNumber && IsPunct(toks[j + 1], "/") &&
+    if (j + 2 < end + 1 && j + 2 < toks.size() && toks[j].kind == TokenKind::kNumber && IsPunct(toks[j + 1], '/') &&
         toks[j + 2].kind == TokenKind::kNumber && Adjacent(toks[j], toks[j + 1]) && Adjacent(toks[j + 1], toks[j + 2]) &&
         j + 2 < end) {
       double n = toks[j].number, d = toks[j + 2].number;
@@ -226,7 +227,7 @@ std::optional<double> SigParser::SingleAt(const std::vector<Token>& toks, size_t
       v = n->second;
       // "one half", "one-half"
       size_t h = j;
-      if (h < end && IsPunct(toks[h], "-")) ++h;
+      if (h < end && IsPunct(toks[h], '-')) ++h;
       if (v == 1 && h < end && IsWord(toks[h], "half")) { v = 0.5; j = h + 1; }
     } else {
       return std::nullopt;
@@ -245,7 +246,7 @@ std::optional<double> SigParser::SingleAt(const std::vector<Token>& toks, size_t
     size_t h = j + 1;
     if (IsWord(toks[h], "a") || IsWord(toks[h], "one")) {
       size_t h2 = h + 1;
-      if (h2 < end && IsPunct(toks[h2], "-")) ++h2;
+      if (h2 < end && IsPunct(toks[h2], '-')) ++h2;
       if (h2 < end && IsWord(toks[h2], "half")) { v += 0.5; j = h2 + 1; }
     } else if (fraction_at(h, f, after)) {
       v += f;
@@ -275,7 +276,7 @@ std::optional<SigParser::Quantity> SigParser::QuantityAt(const std::vector<Token
   Quantity q{*a, *a, k, next, digits};
   // range: "1-2", "1 to 2", "1 or 2", "1/2 to 1" ("from 50 to 100 mg" is a change, not a range)
   bool after_from = k > 0 && IsWord(toks[k - 1], "from");
-  if (next + 1 < end && (IsPunct(toks[next], "-") || (IsWord(toks[next], "to") && !after_from) || IsWord(toks[next], "or")) &&
+  if (next + 1 < end && (IsPunct(toks[next], '-') || (IsWord(toks[next], "to") && !after_from) || IsWord(toks[next], "or")) &&
       !(toks[next + 1].kind == TokenKind::kWord && (toks[next + 1].norm == "a" || toks[next + 1].norm == "an"))) {
     size_t next2 = 0;
     bool digits2 = false;
@@ -310,7 +311,7 @@ std::vector<Dose> SigParser::FindDoses(const std::vector<Token>& toks, size_t be
       // part of the frequency, nor a number after "/" or a large one).
       if (q && q->hi <= 12 && q->hi > 0 && !(toks[k].kind == TokenKind::kWord && (toks[k].norm == "a" || toks[k].norm == "an" ||
                                                                                toks[k].norm == "single")) &&
-          !(k > 0 && (IsPunct(toks[k - 1], "/") || IsWord(toks[k - 1], "x") || IsWord(toks[k - 1], "every") ||
+          !(k > 0 && (IsPunct(toks[k - 1], '/') || IsWord(toks[k - 1], "x") || IsWord(toks[k - 1], "every") ||
                       IsWord(toks[k - 1], "q") || IsWord(toks[k - 1], "for"))) &&
           !rules_.frequency_matcher.MatchAt(toks, k, end) && q->end < end &&
           (rules_.frequency_matcher.MatchAt(toks, q->end, end) || rules_.route_matcher.MatchAt(toks, q->end, end))) {
@@ -333,7 +334,7 @@ std::vector<Dose> SigParser::FindDoses(const std::vector<Token>& toks, size_t be
     d.end = after;
     // "90 mcg/actuation": a strength per count unit; "mg/dL", "mEq/L": a concentration or lab
     // value; "mg/day": a daily total.
-    if (after + 1 < toks.size() && IsPunct(toks[after], "/")) {
+    if (after + 1 < toks.size() && IsPunct(toks[after], '/')) {
       const Token& den_tok = toks[after + 1];
       auto per = grammar_.per_count.find(den_tok.norm);
       if (per != grammar_.per_count.end() && u.family != "count") {
@@ -358,7 +359,7 @@ std::vector<Dose> SigParser::FindDoses(const std::vector<Token>& toks, size_t be
       d.value *= count;
       d.begin = n - 2;
     } else if (plain && n > begin && count_at(n - 1, count) &&
-               !(n >= begin + 2 && (IsPunct(toks[n - 2], "-") || IsWord(toks[n - 2], "to")))) {
+               !(n >= begin + 2 && (IsPunct(toks[n - 2], '-') || IsWord(toks[n - 2], "to")))) {
       d.value *= count;
       d.begin = n - 1;
     } else if (d.end + 1 < end && IsWord(toks[d.end], "x") && toks[d.end + 1].kind == TokenKind::kNumber &&
@@ -383,7 +384,7 @@ std::vector<Dose> SigParser::FindDoses(const std::vector<Token>& toks, size_t be
   // first ("2 tablets daily for 14 days then decrease to 0.5 tablets" is a later step, not a change).
   for (size_t i = 1; i < doses.size(); ++i) {
     size_t b = doses[i].begin;
-    if (b > begin && (IsWord(toks[b - 1], "to") || IsPunct(toks[b - 1], ">")) && doses[i - 1].end + 3 >= b) {
+    if (b > begin && (IsWord(toks[b - 1], "to") || IsPunct(toks[b - 1], '>')) && doses[i - 1].end + 3 >= b) {
       std::rotate(doses.begin(), doses.begin() + i, doses.begin() + i + 1);
       break;
     }
@@ -428,7 +429,7 @@ void SigParser::CombineCountsWithStrengths(const std::vector<Token>& toks, std::
     }
     // a strength written per unit cannot be a total: "2 puffs (90 mcg/actuation)"
     if (!b.per.empty() && multiplies(b, a) && b.begin >= a.end && b.begin <= a.end + 1 &&
-        (b.begin == a.end || IsPunct(toks[a.end], "(") || IsWord(toks[a.end], "of"))) {
+        (b.begin == a.end || IsPunct(toks[a.end], '(') || IsWord(toks[a.end], "of"))) {
       doses.insert(doses.begin() + static_cast<std::ptrdiff_t>(i), total(b, a));
       return;
     }

@@ -434,6 +434,33 @@ TEST(ExtractSigShapes, SpellingAndGluedSigWords) {
   EXPECT_EQ(c.drugs[0].char_end, 11u);
 }
 
+// Repairs rewrite the tokens from the first repaired one on: the tokens before it, and the
+// sentence arrays, must read as if the repaired text had been tokenized.
+TEST(ExtractSigShapes, RepairedTokensAndSentences) {
+  auto norms = [](const AnalyzedText& a) {
+    Strings out;
+    for (const Token& t : a.text.tokens) out.push_back(t.norm);
+    return out;
+  };
+  using U = std::vector<uint32_t>;
+  // numerals repeated as words dropped, in place, after an untouched first sentence
+  auto a = AnalyzeText("Lisinopril 10 mg daily.\nTake 1 one tablet every 6 six hours.");
+  EXPECT_EQ(norms(a), (Strings{"lisinopril", "10", "mg", "daily", ".", "take", "1", "tablet", "every", "6", "hours", "."}));
+  EXPECT_EQ(a.text.sentence_of, (U{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(a.text.sentence_begin, (U{0, 5}));
+  EXPECT_EQ(a.text.sentence_end, (U{5, 12}));
+  EXPECT_EQ(a.text.tokens[7].raw, "tablet");
+  // a glued word split: the tokens grow
+  auto b = AnalyzeText("Lisinopril 10 mg daily.\nondansetron 4 mg tidprnas nausea.");
+  EXPECT_EQ(norms(b), (Strings{"lisinopril", "10", "mg", "daily", ".", "ondansetron", "4", "mg", "tid", "prn", "as",
+                               "nausea", "."}));
+  EXPECT_EQ(b.text.sentence_of, (U{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(b.text.sentence_begin, (U{0, 5}));
+  EXPECT_EQ(b.text.sentence_end, (U{5, 13}));
+  EXPECT_EQ(b.text.tokens[9].raw, "prn");
+  EXPECT_EQ(b.text.tokens[9].char_begin, 44u);
+}
+
 TEST(ExtractSigShapes, WholeSigWithoutADrug) {
   Sig s = ReadWholeSig("take 1/2 to 1 one-half to one tablet by mouth once daily as needed");
   ASSERT_TRUE(s.dose);

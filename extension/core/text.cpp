@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -526,8 +527,13 @@ double Round4(double v) {
 
 std::string FormatNumber(double v) {
   char buf[64];
-  if (std::isfinite(v) && std::fabs(v) < 1e15 && v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else std::snprintf(buf, sizeof buf, "%.6g", v);
+  if (std::isfinite(v) && std::fabs(v) < 1e15 && v == std::floor(v)) {
+    // a whole number below 1e15 is its integer's digits, as "%.0f" writes them; "-0" stays "-0"
+    if (std::signbit(v) && v == 0) return "-0";
+    char* end = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(v)).ptr;
+    return std::string(buf, end);
+  }
+  std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
 

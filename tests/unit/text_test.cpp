@@ -454,5 +454,18 @@ TEST(Numbers, FormatNumberLargeDosesWithoutExponent) {
   EXPECT_EQ(FormatNumber(1000000), "1000000");
 }
 
+// Whole numbers are written from their integer, the rest by printf: both as "%.0f" / "%.6g" write them.
+TEST(Numbers, FormatNumberWholeAndSigned) {
+  EXPECT_EQ(FormatNumber(0), "0");
+  EXPECT_EQ(FormatNumber(-0.0), "-0");
+  EXPECT_EQ(FormatNumber(-3), "-3");
+  EXPECT_EQ(FormatNumber(-2.5), "-2.5");
+  EXPECT_EQ(FormatNumber(999999999999999.0), "999999999999999");
+  EXPECT_EQ(FormatNumber(-999999999999999.0), "-999999999999999");
+  EXPECT_EQ(FormatNumber(1e15), "1e+15");
+  EXPECT_EQ(FormatNumber(1234567.5), "1.23457e+06");
+  EXPECT_EQ(FormatNumber(std::numeric_limits<double>::infinity()), "inf");
+}
+
 }  // namespace
 }  // namespace scribe

@@ -55,6 +55,7 @@ struct AssertionAnalyzer::Scope {
 // Per-sentence buffers, reused across sentences (indexes are sentence-relative).
 struct AssertionAnalyzer::Workspace {
   std::vector<uint8_t> is_trigger, forward_only_end, clause_break, family_through, heading, extra_break[kCategories];
+  std::vector<uint8_t> breaks;  // per token, one bit per category whose scopes it ends
   // Per category: where a forward scope from token i stops, where a backward scope ending at i starts.
   std::vector<uint32_t> next_break[kCategories], prev_start[kCategories], next_comma;
   std::vector<Scope> forward, backward;
@@ -158,6 +159,7 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
       (*clauses)[sb + i] = clause_no;
     }
   }
+  if (matches.empty()) return;  // no trigger, no scope: nothing below would mark a token
 
   // 2. Mid-sentence section headings ("COMPLICATIONS: None POSTOPERATIVE DIAGNOSIS: 1) …" when
   // line breaks were lost): the run of capitalised words right before a ":" starts a new scope.
@@ -194,11 +196,16 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
   ws.next_comma.assign(n + 1, static_cast<uint32_t>(n));
   for (size_t i = n; i-- > 0;)
     ws.next_comma[i] = IsPunct(toks[sb + i], ',') ? static_cast<uint32_t>(i) : ws.next_comma[i + 1];
+  // Bit c of breaks[i]: token i is a break for category c.
+  ws.breaks.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t b = ws.clause_break[i] || ws.heading[i] ? 0xF : 0;
+    if (ws.clause_break[i] && ws.family_through[i] && !ws.heading[i]) b &= ~(1u << kFam);
+    for (int c = 0; c < kCategories; ++c) b |= ws.extra_break[c][i] << c;
+    ws.breaks[i] = b;
+  }
   for (int c = 0; c < kCategories; ++c) {
-    auto is_break = [&](size_t i) {
-      bool clause = ws.clause_break[i] && !(c == kFam && ws.family_through[i]);
-      return clause || ws.heading[i] || ws.extra_break[c][i];
-    };
+    auto is_break = [&](size_t i) { return (ws.breaks[i] >> c) & 1; };
     auto& next = ws.next_break[c];
     auto& prev = ws.prev_start[c];
     next.assign(n + 1, static_cast<uint32_t>(n));

@@ -64,6 +64,19 @@ std::string Why(const std::string& text, const std::string& phrase, int occurren
 
 // ---------------------------------------------------------------- affirmed / negated
 
+// A sentence without a trigger is only numbered into clauses; its neighbours are analysed as usual.
+TEST(Assertion, SentencesWithoutTriggersNumberTheirClauses) {
+  TokenizedText tt = Analyze("Sertraline 50 mg daily; lisinopril 10 mg. No rash; fever.", DefaultRules().assertion.abbreviations);
+  std::vector<uint32_t> clauses;
+  std::vector<AssertionCue> cues;
+  std::vector<uint8_t> bits = DefaultAssertionAnalyzer().Analyze(tt, &clauses, &cues);
+  EXPECT_EQ(clauses, (std::vector<uint32_t>{1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 4, 4, 4}));
+  EXPECT_EQ(bits, (std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0, 0, 0, kBitTrigger, kBitNegated, 0, 0, 0}));
+  std::vector<AssertionCue> expected(14);
+  expected[10] = AssertionCue{9, 10};
+  EXPECT_EQ(cues, expected);
+}
+
 TEST(Assertion, PlainStatementIsAffirmed) {
   EXPECT_EQ(Of("Patient has chest pain.", "chest pain"), "affirmed");
   EXPECT_EQ(Of("", "x"), "(phrase not found)");

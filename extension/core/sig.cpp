@@ -35,6 +35,9 @@ struct SigGrammar {
   StringSet glue_words, strong;      // pieces of glued words; strong: of the unit/frequency/route tables
   size_t longest_glue_word = 0;
   size_t min_typo_length = 3;
+  // The words SingleAt may read as a quantity (quantity words, number words, "a", "an"): any
+  // other word is rejected by one lookup under the token's hash.
+  WordTable<char> quantity_starts;
   // SigParser::RepairWord's answers, up to kRepairMemoWords (then cleared): looked up under a
   // shared lock, a miss worked out outside the lock and added under an exclusive one.
   static constexpr size_t kRepairMemoWords = 1 << 14;
@@ -133,6 +136,9 @@ std::unique_ptr<SigGrammar> BuildGrammar(const Rules& rules, std::string_view ya
       if (ids.empty() || ids.back() != i) ids.push_back(i);
     }
   for (const std::string& w : g->glue_words) g->longest_glue_word = std::max(g->longest_glue_word, w.size());
+  for (const auto& [w, v] : g->quantity_words) g->quantity_starts[w] = 1;
+  for (const auto& [w, v] : rules.number_words) g->quantity_starts[w] = 1;
+  for (const char* w : {"a", "an"}) g->quantity_starts[w] = 1;
   return g;
 }
 
@@ -212,6 +218,7 @@ std::optional<double> SigParser::SingleAt(const std::vector<Token>& toks, size_t
     digits = true;
     if (fraction_at(j, f, after)) { v += f; j = after; }  // "1 1/2", "1½"
   } else if (t.kind == TokenKind::kWord) {
+    if (!grammar_.quantity_starts.contains(t.norm, t.norm_hash ? t.norm_hash : HashWord(t.norm))) return std::nullopt;
     if (auto q = grammar_.quantity_words.find(t.norm); q != grammar_.quantity_words.end()) {
       v = q->second;
     } else if (t.norm == "a" || t.norm == "an") {

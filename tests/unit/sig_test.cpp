@@ -44,6 +44,20 @@ TEST_F(SigTest, SimpleMassDoses) {
   ExpectDose("25 milligrams", 25, "mg", "mass");
 }
 
+// Quantity words are recognised by the token's hash, or by the word when a token has none (made
+// outside Tokenize): both read the same doses.
+TEST_F(SigTest, QuantityWordsWithAndWithoutHashes) {
+  for (bool hashed : {true, false}) {
+    std::vector<Token> toks = Tokenize("take one and a half tablets, then half a tablet of 200 mg, an 81 mg tab, seven 5 mg");
+    if (!hashed)
+      for (Token& t : toks) t.norm_hash = t.folded_hash = 0;
+    std::vector<Dose> doses = sig.FindDoses(toks, 0, toks.size());
+    std::vector<std::string> texts;
+    for (const Dose& d : doses) texts.push_back(d.Text());
+    EXPECT_EQ(texts, (std::vector<std::string>{"1.5 tablet", "0.5 tablet", "200 mg", "81 mg", "35 mg"})) << hashed;
+  }
+}
+
 TEST_F(SigTest, GramsConvertToMilligrams) {
   ExpectDose("1 g", 1000, "mg", "mass");
   ExpectDose("1.5 grams", 1500, "mg", "mass");

@@ -203,8 +203,8 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
   for (size_t k = 0; k < toks.size(); ++k) {
     const Token& t = toks[k];
     // "T.I.D", "Q.O.D": the tokenizer joins "T.I." and leaves "D"; the whole is one sig word
-    if (t.kind == TokenKind::kWord && t.raw.find('.') != std::string_view::npos && k + 1 < toks.size() &&
-        toks[k + 1].kind == TokenKind::kWord && toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end &&
+    if (t.kind == TokenKind::kWord && k + 1 < toks.size() && toks[k + 1].kind == TokenKind::kWord &&
+        toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end && t.raw.find('.') != std::string_view::npos &&
         sig.IsSigWord(t.norm + toks[k + 1].norm)) {
       repairs.push_back({Repair::kJoin, k, {}, {}});
       ++k;

@@ -38,6 +38,7 @@ struct SigGrammar {
   // The words SingleAt may read as a quantity (quantity words, number words, "a", "an"): any
   // other word is rejected by one lookup under the token's hash.
   WordTable<char> quantity_starts;
+  WordTable<char> sig_words;  // vocabulary_set and glue_pieces: IsSigWord in one lookup
   // SigParser::RepairWord's answers, up to kRepairMemoWords (then cleared): looked up under a
   // shared lock, a miss worked out outside the lock and added under an exclusive one.
   static constexpr size_t kRepairMemoWords = 1 << 14;
@@ -139,6 +140,8 @@ std::unique_ptr<SigGrammar> BuildGrammar(const Rules& rules, std::string_view ya
   for (const auto& [w, v] : g->quantity_words) g->quantity_starts[w] = 1;
   for (const auto& [w, v] : rules.number_words) g->quantity_starts[w] = 1;
   for (const char* w : {"a", "an"}) g->quantity_starts[w] = 1;
+  for (const StringSet* set : {&g->vocabulary_set, &g->glue_pieces})
+    for (const std::string& w : *set) g->sig_words[w] = 1;
   return g;
 }
 
@@ -642,9 +645,7 @@ std::optional<std::string> SigParser::ParseRoute(std::string_view s) const {
 
 // ---------------------------------------------------------------- vocabulary
 
-bool SigParser::IsSigWord(std::string_view word) const {
-  return grammar_.vocabulary_set.count(word) > 0 || grammar_.glue_pieces.count(word) > 0;
-}
+bool SigParser::IsSigWord(std::string_view word) const { return grammar_.sig_words.contains(word); }
 
 bool SigParser::IsGluePiece(std::string_view word) const { return grammar_.glue_words.count(word) > 0; }
 

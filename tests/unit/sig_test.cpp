@@ -581,6 +581,11 @@ TEST_F(SigTest, SpellingTolerance) {
   EXPECT_EQ(sig.CorrectSpelling("Tiems"), "");      // callers pass lower case
 }
 
+TEST_F(SigTest, SigWords) {
+  for (const char* w : {"times", "tablet", "daily", "bid", "prn", "mouth", "take", "two"}) EXPECT_TRUE(sig.IsSigWord(w)) << w;
+  for (const char* w : {"", "tiems", "rash", "Times", "times ", "sertraline"}) EXPECT_FALSE(sig.IsSigWord(w)) << w;
+}
+
 TEST_F(SigTest, GluedWords) {
   using V = std::vector<std::string>;
   EXPECT_EQ(sig.SplitGlued("tidprnas"), (V{"tid", "prn", "as"}));

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <shared_mutex>
 #include <stdexcept>
@@ -507,6 +508,13 @@ std::string_view Trim(std::string_view s) {
 size_t CodePointCount(std::string_view s) {
   size_t n = 0;
   for (size_t i = 0, len = 0; i < s.size(); i += len) {
+    // eight ASCII bytes at once: no byte with its high bit set
+    uint64_t eight = 0;
+    if (i + 8 <= s.size() && (std::memcpy(&eight, s.data() + i, 8), (eight & 0x8080808080808080ULL) == 0)) {
+      len = 8;
+      n += 8;
+      continue;
+    }
     if (static_cast<unsigned char>(s[i]) < 0x80) len = 1;
     else Next(s, i, len);
     ++n;

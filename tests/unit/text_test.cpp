@@ -276,6 +276,12 @@ TEST(CodePointCount, ValidText) {
   EXPECT_EQ(CodePointCount("\xE6\x82\xA3\xE8\x80\x85 \xF0\x9F\x98\x80"), 4u);
   EXPECT_EQ(CodePointCount("\xFF\xFE"), 2u);  // stray bytes count one each
   EXPECT_EQ(CodePointCount("a\xE2\x80\x99\xFF" "b\xC3"), 5u);  // ASCII and not, interleaved
+  // runs of eight ASCII bytes and more, broken by multi-byte and stray bytes at every offset
+  EXPECT_EQ(CodePointCount("abcdefgh"), 8u);
+  EXPECT_EQ(CodePointCount("abcdefghi"), 9u);
+  EXPECT_EQ(CodePointCount("abcdefg\xC3\x9C" "abcdefgh"), 16u);
+  EXPECT_EQ(CodePointCount("abcdefgh\xE6\x82\xA3" "abcdefgh\xFF" "abcdefg"), 25u);
+  EXPECT_EQ(CodePointCount("\xC3" "abcdefghijklmnop\xF0\x9F\x98\x80"), 18u);
 }
 
 // Regression test, bug fixed (text.cpp CodePointCount): text.h says "invalid bytes count one each", and Tokenize()

@@ -234,30 +234,18 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
   }
   if (repairs.empty()) return;
 
-  // 2. Apply them, moving the tokens. Without a split no token is written past the one being
-  // read, so the tokens are rewritten in place; a split builds a new vector.
-  // The tokens before the first repair keep their places (and in place, their sentences).
-  const bool in_place = added == 0;
+  // 2. Apply them in place, moving the tokens. Joins, dropped numerals and respellings only
+  // shorten the text, so a forward pass never writes past the token it reads; it leaves a split
+  // word whole, and a backward pass then makes room for its pieces. The tokens before the first
+  // repair (then before the first split) keep their places.
   const size_t first = repairs.front().k;
-  std::vector<Token> grown;
-  std::vector<uint32_t> grown_sentence_of;
   std::vector<size_t> new_index(toks.size() + 1, 0);
   for (size_t k = 0; k < first; ++k) new_index[k] = k;
-  if (!in_place) {
-    grown.reserve(toks.size() + added);
-    grown_sentence_of.reserve(toks.size() + added);
-    for (size_t k = 0; k < first; ++k) grown.push_back(std::move(toks[k]));
-    grown_sentence_of.assign(text.sentence_of.begin(), text.sentence_of.begin() + static_cast<std::ptrdiff_t>(first));
-  }
+  std::vector<std::pair<size_t, Repair*>> splits;  // where each split word was written
   size_t w = first;  // tokens written
   auto emit = [&](Token&& t, size_t from) {
-    if (!in_place) {
-      grown.push_back(std::move(t));
-      grown_sentence_of.push_back(text.sentence_of[from]);
-    } else {
-      if (&t != &toks[w]) toks[w] = std::move(t);  // a token not moved stays where it is
-      text.sentence_of[w] = text.sentence_of[from];  // w <= from: not read again
-    }
+    if (&t != &toks[w]) toks[w] = std::move(t);  // a token not moved stays where it is
+    text.sentence_of[w] = text.sentence_of[from];  // w <= from: not read again
     ++w;
   };
   size_t r = 0;
@@ -297,28 +285,46 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
         emit(std::move(fixed), k);
         break;
       }
-      case Repair::kSplit: {
-        size_t offset = 0;
-        for (size_t i = 0; i < repair.pieces.size(); ++i) {
-          size_t len = repair.pieces[i].size();
-          emit(Piece(toks[k], offset, std::move(repair.pieces[i]), i == 0), k);
-          offset += len;
-        }
+      case Repair::kSplit:
+        splits.emplace_back(w, &repair);
+        emit(std::move(toks[k]), k);
         break;
-      }
     }
   }
   new_index[toks.size()] = w;
+  const size_t kept = w;
+  toks.resize(kept + added);
+  text.sentence_of.resize(kept + added);
+  if (!splits.empty()) {
+    // Backward: every written token moves up by the pieces added before it; a split word's
+    // pieces are made from the last, the first one landing at or above the word itself.
+    std::vector<size_t> moved(kept + 1);  // written position -> final position
+    for (size_t q = 0; q < splits.front().first; ++q) moved[q] = q;
+    moved[kept] = kept + added;
+    size_t dst = kept + added;
+    for (size_t src = kept, s = splits.size(); s > 0;) {
+      --src;
+      if (splits[s - 1].first == src) {
+        Repair& repair = *splits[--s].second;
+        size_t offset = 0;
+        for (const std::string& p : repair.pieces) offset += p.size();
+        for (size_t i = repair.pieces.size(); i-- > 0;) {
+          offset -= repair.pieces[i].size();
+          Token piece = Piece(toks[src], offset, std::move(repair.pieces[i]), i == 0);
+          toks[--dst] = std::move(piece);
+          text.sentence_of[dst] = text.sentence_of[src];
+        }
+      } else if (--dst != src) {
+        toks[dst] = std::move(toks[src]);
+        text.sentence_of[dst] = text.sentence_of[src];
+      }
+      moved[src] = dst;
+    }
+    for (size_t& k : new_index) k = moved[k];
+  }
   for (size_t s = 0; s < text.sentence_begin.size(); ++s) {
     text.sentence_begin[s] = static_cast<uint32_t>(new_index[text.sentence_begin[s]]);
     text.sentence_end[s] = static_cast<uint32_t>(new_index[text.sentence_end[s]]);
-  }
-  if (in_place) {
-    toks.erase(toks.begin() + static_cast<std::ptrdiff_t>(w), toks.end());
-    text.sentence_of.resize(w);
-  } else {
-    toks = std::move(grown);
-    text.sentence_of = std::move(grown_sentence_of);
   }
 }
 

@@ -459,6 +459,17 @@ TEST(ExtractSigShapes, RepairedTokensAndSentences) {
   EXPECT_EQ(b.text.sentence_end, (U{5, 13}));
   EXPECT_EQ(b.text.tokens[9].raw, "prn");
   EXPECT_EQ(b.text.tokens[9].char_begin, 44u);
+  // two splits, a dropped numeral and a join, across two sentences
+  auto c = AnalyzeText("Take 2 two tabs bidx then tidprnas.\nAmoxicillin 500 mg T.I.D x 7 days.");
+  EXPECT_EQ(norms(c), (Strings{"take", "2", "tabs", "bid", "x", "then", "tid", "prn", "as", ".", "amoxicillin", "500",
+                               "mg", "tid", "x", "7", "days", "."}));
+  EXPECT_EQ(c.text.sentence_of, (U{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(c.text.sentence_begin, (U{0, 10}));
+  EXPECT_EQ(c.text.sentence_end, (U{10, 18}));
+  EXPECT_EQ(c.text.tokens[4].char_begin, 19u);  // the "x" of "bidx"
+  EXPECT_EQ(c.text.tokens[7].char_begin, 29u);  // the "prn" of "tidprnas"
+  EXPECT_EQ(c.text.tokens[13].raw, "T.I.D");
+  EXPECT_EQ(c.text.tokens[13].char_begin, 55u);
 }
 
 TEST(ExtractSigShapes, WholeSigWithoutADrug) {

@@ -400,21 +400,23 @@ void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const Str
     }
     bool colon = k < l.end && IsPunct(toks[k], ':') && words >= 1 && words <= 5;
     bool alone = k == l.end && words >= 1 && words <= 4;
-    joined.clear();
-    for (const std::string* w : heading) {
-      if (!joined.empty()) joined += ' ';
-      joined += *w;
-    }
-    bool med = b.med_heading_names.count(joined) > 0;
-    bool allergy = std::any_of(heading.begin(), heading.end(), [&](const std::string* w) { return cue_words.count(*w) > 0; });
-    bool inactive = std::any_of(heading.begin(), heading.end(), [&](const std::string* w) { return b.inactive_heading_words.count(*w) > 0; });
-    bool is_heading = colon || (alone && (all_caps || med || (allergy && words <= 3)));
-    if (is_heading) {
-      Line::Kind kind = allergy && words <= 3 ? Line::kAllergy : inactive ? Line::kInactive : med ? Line::kMedList : Line::kOther;
-      open = Open{true, kind, l.indent, l.marker};
-      l.section = kind;
-      l.section_from = colon ? k + 1 : l.end;
-      continue;
+    if (colon || alone) {  // else no heading, whatever its words
+      joined.clear();
+      for (const std::string* w : heading) {
+        if (!joined.empty()) joined += ' ';
+        joined += *w;
+      }
+      bool med = b.med_heading_names.count(joined) > 0;
+      bool allergy = std::any_of(heading.begin(), heading.end(), [&](const std::string* w) { return cue_words.count(*w) > 0; });
+      bool inactive = std::any_of(heading.begin(), heading.end(), [&](const std::string* w) { return b.inactive_heading_words.count(*w) > 0; });
+      bool is_heading = colon || (alone && (all_caps || med || (allergy && words <= 3)));
+      if (is_heading) {
+        Line::Kind kind = allergy && words <= 3 ? Line::kAllergy : inactive ? Line::kInactive : med ? Line::kMedList : Line::kOther;
+        open = Open{true, kind, l.indent, l.marker};
+        l.section = kind;
+        l.section_from = colon ? k + 1 : l.end;
+        continue;
+      }
     }
     if (open.active && open.marker && l.indent <= open.indent) open.active = false;
     if (open.active) l.section = open.kind;

@@ -87,6 +87,10 @@ std::string PunctNorm(uint32_t cp, std::string_view raw) {
   }
 }
 
+// HashWord's FNV-1a, one byte at a time, so that the tokenizer hashes a norm as it writes it.
+constexpr uint64_t kFnvOffset = 1469598103934665603ULL;
+inline uint64_t FnvStep(uint64_t h, unsigned char c) { return (h ^ c) * 1099511628211ULL; }
+
 // The classes of the ASCII code points, as Classify() gives them.
 constexpr std::array<CharClass, 0x80> kAsciiClass = [] {
   std::array<CharClass, 0x80> of{};
@@ -133,7 +137,7 @@ std::vector<Token> Tokenize(std::string_view text) {
   bool at_line_start = true;
   int newlines_since_token = 0;
 
-  // The token [b0, b1) with its offsets and line flags; the caller fills its norm.
+  // The token [b0, b1) with its offsets and line flags; the caller fills its norm and norm_hash.
   auto push = [&](TokenKind kind, size_t b0, size_t b1, uint32_t c0, uint32_t c1) -> Token& {
     Token& t = out.emplace_back();
     t.kind = kind;
@@ -186,8 +190,12 @@ std::vector<Token> Tokenize(std::string_view text) {
       }
       Token& t = push(TokenKind::kWord, b0, i, c0, chars);
       t.norm.assign(t.raw);
-      for (char& ch : t.norm)
+      uint64_t hash = kFnvOffset;
+      for (char& ch : t.norm) {
         if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+        hash = FnvStep(hash, static_cast<unsigned char>(ch));
+      }
+      t.norm_hash = hash;
       if (curly_apostrophe) {
         // in one pass, in place (replacing one at a time would shift the tail once per
         // apostrophe: quadratic)
@@ -198,6 +206,7 @@ std::vector<Token> Tokenize(std::string_view text) {
           else norm[w++] = norm[p];
         }
         norm.resize(w);
+        t.norm_hash = HashWord(norm);
       }
       t.all_caps = caps && any_upper;
       t.capitalized = first_upper;
@@ -219,8 +228,13 @@ std::vector<Token> Tokenize(std::string_view text) {
       }
       Token& t = push(TokenKind::kNumber, b0, i, c0, chars);
       t.norm.reserve(i - b0);
+      uint64_t hash = kFnvOffset;
       for (char ch : t.raw)
-        if (ch != ',') t.norm += ch;
+        if (ch != ',') {
+          t.norm += ch;
+          hash = FnvStep(hash, static_cast<unsigned char>(ch));
+        }
+      t.norm_hash = hash;
       t.number = fraction || t.norm.size() > kExactDigits ? std::strtod(t.norm.c_str(), nullptr) : Integer(t.norm);
       continue;
     }
@@ -229,6 +243,7 @@ std::vector<Token> Tokenize(std::string_view text) {
     Token& t = push(TokenKind::kPunct, b0, i, c0, chars);
     if (cp < 0x80) t.norm.assign(1, static_cast<char>(cp));
     else t.norm = PunctNorm(cp, t.raw);
+    t.norm_hash = HashWord(t.norm);
   }
 
   // Join dotted abbreviations: letter(s) "." letter(s) "." … with at least two letter groups
@@ -260,6 +275,7 @@ std::vector<Token> Tokenize(std::string_view text) {
     if (groups >= 2) {
       Token t = std::move(out[k]);
       t.norm = acc;
+      t.norm_hash = HashWord(t.norm);
       t.byte_end = out[j - 1].byte_end;
       t.char_end = out[j - 1].char_end;
       t.raw = text.substr(t.byte_begin, t.byte_end - t.byte_begin);
@@ -292,7 +308,6 @@ std::vector<Token> Tokenize(std::string_view text) {
     std::shared_lock<std::shared_mutex> reading(memo.mu);
     for (size_t k = 0; k < out.size(); ++k) {
       Token& t = out[k];
-      t.norm_hash = HashWord(t.norm);
       if (t.kind != TokenKind::kWord) {
         t.folded = t.norm;
         t.folded_hash = t.norm_hash;
@@ -523,8 +538,8 @@ size_t CodePointCount(std::string_view s) {
 }
 
 uint64_t HashWord(std::string_view s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) { h ^= c; h *= 1099511628211ULL; }
+  uint64_t h = kFnvOffset;
+  for (unsigned char c : s) h = FnvStep(h, c);
   return h;
 }
 

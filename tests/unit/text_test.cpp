@@ -255,6 +255,17 @@ TEST(Tokenize, MixedAsciiAndUtf8AsWorkedOut) {
   EXPECT_EQ(toks[5].char_end, 25u);
 }
 
+// The tokenizer hashes a norm as it writes it; every way of writing one gives HashWord(norm).
+TEST(Tokenize, NormHashIsHashWordOfNorm) {
+  auto toks = Tokenize("O\xE2\x80\x99Neil b.i.d. P.O 1,000.5 mg \xE2\x80\x94 \xE2\x80\x9Cok\xE2\x80\x9D \xC3\x89" "COLE q8h \xFF");
+  EXPECT_EQ(Norms(toks), (Strings{"o'neil", "bid", "po", "1000.5", "mg", "-", "\"", "ok", "\"", "\xC3\x89" "cole", "q", "8",
+                                  "h", "\xFF"}));
+  for (const Token& t : toks) {
+    EXPECT_EQ(t.norm_hash, HashWord(t.norm)) << t.norm;
+    EXPECT_EQ(t.folded_hash, HashWord(t.folded)) << t.norm;
+  }
+}
+
 TEST(Tokenize, LongNumbersAsStrtodReadsThem) {
   auto toks = Tokenize("123456789012345 1234567890123456 9,007,199,254,740,993 000123 0.1");
   ASSERT_EQ(toks.size(), 5u);

@@ -131,6 +131,17 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
   const auto& toks = text.tokens;
   const size_t n = se - sb;
   const std::vector<PatternMatch> matches = matcher_.FindAll(toks, sb, se);
+  if (matches.empty()) {
+    // No trigger, no scope and no terminator: the sentence is only numbered into clauses at ";".
+    if (clauses) {
+      ++clause_no;
+      for (size_t i = 0; i < n; ++i) {
+        if (i > 0 && IsPunct(toks[sb + i], ';')) ++clause_no;
+        (*clauses)[sb + i] = clause_no;
+      }
+    }
+    return;
+  }
   for (auto* v : {&ws.is_trigger, &ws.forward_only_end, &ws.clause_break, &ws.family_through, &ws.heading})
     v->assign(n, 0);
   for (auto& v : ws.extra_break) v.assign(n, 0);
@@ -159,7 +170,6 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
       (*clauses)[sb + i] = clause_no;
     }
   }
-  if (matches.empty()) return;  // no trigger, no scope: nothing below would mark a token
 
   // 2. Mid-sentence section headings ("COMPLICATIONS: None POSTOPERATIVE DIAGNOSIS: 1) …" when
   // line breaks were lost): the run of capitalised words right before a ":" starts a new scope.

@@ -211,10 +211,17 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
   for (size_t i = 0; i < n; ++i) {
     uint8_t b = ws.clause_break[i] || ws.heading[i] ? 0xF : 0;
     if (ws.clause_break[i] && ws.family_through[i] && !ws.heading[i]) b &= ~(1u << kFam);
-    for (int c = 0; c < kCategories; ++c) b |= ws.extra_break[c][i] << c;
+    b |= ws.extra_break[kHist][i] << kHist | ws.extra_break[kFam][i] << kFam;  // the only extra breaks
     ws.breaks[i] = b;
   }
+  // Only the categories some trigger of the sentence opens a scope in read their bounds.
+  uint32_t opened = 0;
+  for (const PatternMatch& m : matches) opened |= kinds_[m.id];
+  const bool needs[kCategories] = {(opened & (kNegPre | kNegPost | kNegPrefix | kNegList)) != 0,
+                                   (opened & (kHistPre | kHistPost | kHistPrefix)) != 0,
+                                   (opened & (kHypPre | kHypPost)) != 0, (opened & (kFamPre | kFamPost)) != 0};
   for (int c = 0; c < kCategories; ++c) {
+    if (!needs[c]) continue;
     auto is_break = [&](size_t i) { return (ws.breaks[i] >> c) & 1; };
     auto& next = ws.next_break[c];
     auto& prev = ws.prev_start[c];
@@ -300,7 +307,7 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
   };
   Track fwd[kCategories];
   if (cues) ws.forward_choice.assign(n * kCategories, -1);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n && !ws.forward.empty(); ++i) {  // no forward scope: no bit, no choice
     for (int32_t s = ws.forward_head[i]; s >= 0; s = ws.forward_next[s]) {
       const Scope& sc = ws.forward[s];
       Track& t = fwd[sc.category];
@@ -325,6 +332,7 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
     int32_t reach_match = -1, last_match = -1;
   };
   BackTrack bwd[kCategories];
+  if (ws.backward.empty() && !cues) return;  // no bit to set, no cue to choose
   for (size_t i = n; i-- > 0;) {
     for (int32_t s = ws.backward_head[i]; s >= 0; s = ws.backward_next[s]) {
       const Scope& sc = ws.backward[s];

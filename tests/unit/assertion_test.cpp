@@ -545,5 +545,25 @@ TEST(AssertionCost, TriggersTimesBreaksIsLinear) {
   }
 }
 
+// Sentences whose triggers open scopes in one direction or none (a terminator alone, a forward
+// trigger alone, a backward trigger alone, one category alone): the same bits with and without
+// cues, and the cues of the nearest trigger.
+TEST(Assertion, OneWayAndScopelessTriggersKeepTheirBitsAndCues) {
+  TokenizedText tt = Analyze("Cough but fever. No rash. Chills denied. History of asthma.", DefaultRules().assertion.abbreviations);
+  std::vector<uint32_t> clauses;
+  std::vector<AssertionCue> cues;
+  std::vector<uint8_t> bits = DefaultAssertionAnalyzer().Analyze(tt, &clauses, &cues);
+  EXPECT_EQ(DefaultAssertionAnalyzer().Analyze(tt), bits);
+  EXPECT_EQ(clauses, (std::vector<uint32_t>{1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 5}));
+  EXPECT_EQ(bits, (std::vector<uint8_t>{0, kBitTrigger, 0, 0, kBitTrigger, kBitNegated, kBitNegated, kBitNegated,
+                                        kBitTrigger, kBitNegated, kBitTrigger, kBitTrigger, kBitHistorical,
+                                        kBitHistorical}));
+  std::vector<AssertionCue> expected(14);
+  expected[5] = expected[6] = AssertionCue{4, 5};
+  expected[7] = expected[9] = AssertionCue{8, 9};
+  expected[12] = expected[13] = AssertionCue{10, 12};
+  EXPECT_EQ(cues, expected);
+}
+
 }  // namespace
 }  // namespace scribe

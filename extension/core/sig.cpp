@@ -186,6 +186,12 @@ std::optional<double> SigParser::SingleAt(const std::vector<Token>& toks, size_t
                                           bool& digits) const {
   if (i >= end) return std::nullopt;
   const Token& t = toks[i];
+  // Only a number, a quantity word, a number word or an article starts a quantity: any other
+  // token is turned away by one lookup under its hash, before a fraction is looked for.
+  auto starts_quantity = [&](const Token& w) {
+    return grammar_.quantity_starts.contains(w.norm, w.norm_hash ? w.norm_hash : HashWord(w.norm));
+  };
+  if (t.kind != TokenKind::kNumber && (t.kind != TokenKind::kWord || !starts_quantity(t))) return std::nullopt;
   // a proper fraction written as one group: "1/2", "3/4"
   auto fraction_at = [&](size_t j, double& f, size_t& after) {
     if (j + 2 < end + 1 && j + 2 < toks.size() && toks[j].kind == TokenKind::kNumber && IsPunct(toks[j + 1], '/') &&
@@ -198,7 +204,7 @@ std::optional<double> SigParser::SingleAt(const std::vector<Token>& toks, size_t
         return true;
       }
     }
-    if (j < end && toks[j].kind == TokenKind::kWord) {
+    if (j < end && toks[j].kind == TokenKind::kWord && starts_quantity(toks[j])) {
       auto it = grammar_.quantity_words.find(toks[j].norm);
       if (it != grammar_.quantity_words.end() && it->second < 1 && toks[j].norm != "half" && toks[j].norm != "quarter") {
         f = it->second;
@@ -221,7 +227,6 @@ std::optional<double> SigParser::SingleAt(const std::vector<Token>& toks, size_t
     digits = true;
     if (fraction_at(j, f, after)) { v += f; j = after; }  // "1 1/2", "1½"
   } else if (t.kind == TokenKind::kWord) {
-    if (!grammar_.quantity_starts.contains(t.norm, t.norm_hash ? t.norm_hash : HashWord(t.norm))) return std::nullopt;
     if (auto q = grammar_.quantity_words.find(t.norm); q != grammar_.quantity_words.end()) {
       v = q->second;
     } else if (t.norm == "a" || t.norm == "an") {

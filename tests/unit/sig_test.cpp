@@ -58,6 +58,23 @@ TEST_F(SigTest, QuantityWordsWithAndWithoutHashes) {
   }
 }
 
+// Fractions and quantity words next to words that start no quantity (turned away before a
+// fraction is looked for) and punctuation: the same doses with and without token hashes.
+TEST_F(SigTest, FractionsAmongWordsThatStartNoQuantity) {
+  for (bool hashed : {true, false}) {
+    std::vector<Token> toks = Tokenize(
+        "take 1 1/2 tablets, 2 and 1/2 tabs; then 1/2 tab / 3 mg, a quarter tablet, one-half tablet, "
+        "2 and one-half tablets, a tablet, three quarters of a tablet, twice 10 mg");
+    if (!hashed)
+      for (Token& t : toks) t.norm_hash = t.folded_hash = 0;
+    std::vector<std::string> texts;
+    for (const Dose& d : sig.FindDoses(toks, 0, toks.size())) texts.push_back(d.Text());
+    EXPECT_EQ(texts, (std::vector<std::string>{"1.5 tablet", "2.5 tablet", "0.75 mg", "3 mg", "0.25 tablet",
+                                               "0.5 tablet", "2.5 tablet", "1 tablet", "1 tablet", "20 mg"}))
+        << hashed;
+  }
+}
+
 TEST_F(SigTest, GramsConvertToMilligrams) {
   ExpectDose("1 g", 1000, "mg", "mass");
   ExpectDose("1.5 grams", 1500, "mg", "mass");

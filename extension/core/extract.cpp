@@ -486,12 +486,13 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       continue;
     }
     if (!match) {
-      if (!PhantomCandidate(toks[k], terminology)) { ++k; continue; }
-      // the dose may follow directly, or after one short formulation word ("Zyntrafex XR 20 mg")
+      // the dose may follow directly, or after one short formulation word ("Zyntrafex XR 20 mg");
+      // without a number there, the word is no phantom whatever it is (looked up only then)
       size_t n = k + 1;
       if (n < sentence_end && toks[n].kind == TokenKind::kWord && toks[n].all_caps && toks[n].norm.size() <= 3) ++n;
-      auto unit = n + 1 < sentence_end && toks[n].kind == TokenKind::kNumber ? rules.unit_matcher.MatchAt(toks, n + 1, sentence_end)
-                                                                              : std::nullopt;
+      if (!(n + 1 < sentence_end && toks[n].kind == TokenKind::kNumber)) { ++k; continue; }
+      if (!PhantomCandidate(toks[k], terminology)) { ++k; continue; }
+      auto unit = rules.unit_matcher.MatchAt(toks, n + 1, sentence_end);
       if (!unit || rules.units[unit->id].family == "count") { ++k; continue; }
     }
     DrugMention m;

@@ -331,6 +331,20 @@ TEST(ExtractNames, PhantomWithFormulationWord) {
   EXPECT_EQ(a.drugs.at(0).mention, "Zyntrafex");
 }
 
+// A phantom needs a number right after it (or after one short formulation word) within its
+// sentence; whether the word is known is asked only then.
+TEST(ExtractNames, PhantomNeedsANumberWithinItsSentence) {
+  EXPECT_TRUE(AnalyzeText("Zyntrafex 20").drugs.empty());
+  EXPECT_TRUE(AnalyzeText("Zyntrafex. 20 mg daily").drugs.empty());
+  EXPECT_TRUE(AnalyzeText("Zyntrafex XR. 20 mg daily").drugs.empty());
+  EXPECT_TRUE(AnalyzeText("Zyntrafex XR").drugs.empty());
+  EXPECT_TRUE(AnalyzeText("Zyntrafex, 20 mg daily").drugs.empty());
+  auto a = AnalyzeText("Zyntrafex 20 mg and Quorvilan XR 5 mg, walked 10 mg, Plendrox 2 tablets");
+  std::vector<std::string> mentions;
+  for (const DrugMention& m : a.drugs) mentions.push_back(m.mention + (m.phantom ? " phantom" : ""));
+  EXPECT_EQ(mentions, (std::vector<std::string>{"Zyntrafex phantom", "Quorvilan phantom"}));
+}
+
 TEST(ExtractNames, NotPhantomWithoutAMassDose) {
   EXPECT_TRUE(AnalyzeText("Zyntrafex daily").drugs.empty());
   EXPECT_TRUE(AnalyzeText("Zyntrafex 2 tablets").drugs.empty());  // a count is not a strength

@@ -221,10 +221,13 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
     }
     bool candidate = t.kind == TokenKind::kWord && t.norm.size() >= 3 && AllLetters(t.norm) &&
                      (!t.capitalized || t.all_caps || t.line_start) && !terminology.IsKnownWord(t) &&
-                     !sig.IsSigWord(t.norm) && !terminology.IsNonRxnormSubstance(t.norm) &&
-                     !terminology.MatchTokens(toks, k, k + 1);
+                     !sig.IsSigWord(t.norm) && !terminology.IsNonRxnormSubstance(t.norm);
     if (!candidate) continue;
+    // RepairWord (remembered) leaves nearly every word alone; a drug name is looked for only in
+    // a word it would repair.
     SigParser::WordRepair word = sig.RepairWord(t.norm);
+    if (word.respelled.empty() && word.pieces.empty()) continue;
+    if (terminology.MatchTokens(toks, k, k + 1)) continue;
     if (!word.respelled.empty()) {
       repairs.push_back({Repair::kRespell, k, std::move(word.respelled), {}});
     } else if (!word.pieces.empty()) {

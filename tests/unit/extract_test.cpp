@@ -450,6 +450,16 @@ TEST(ExtractSigShapes, SpellingAndGluedSigWords) {
 
 // Repairs rewrite the tokens from the first repaired one on: the tokens before it, and the
 // sentence arrays, must read as if the repaired text had been tokenized.
+// A word RepairWord would split or respell is left whole when it names a drug ("bidil" is no
+// "bid il", "podofilox" no "po dofilox"); words it leaves alone are not looked up as names.
+TEST(ExtractSigShapes, DrugNamesAreNotRepaired) {
+  auto a = AnalyzeText("take bidil 20 mg tidal and podofilox qdaily, ibuprofen bidaily");
+  Strings norms;
+  for (const Token& t : a.text.tokens) norms.push_back(t.norm);
+  EXPECT_EQ(norms, (Strings{"take", "bidil", "20", "mg", "tidal", "and", "podofilox", "daily", ",", "ibuprofen", "bi",
+                            "daily"}));
+}
+
 TEST(ExtractSigShapes, RepairedTokensAndSentences) {
   auto norms = [](const AnalyzedText& a) {
     Strings out;

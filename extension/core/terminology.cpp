@@ -518,9 +518,6 @@ const IngredientInfo* Terminology::Ingredient(const std::string& rxcui) const {
 
 bool Terminology::IsKnownWord(std::string_view w) const { return known_words_.contains(w); }
 
-bool Terminology::IsKnownWord(const Token& t) const {
-  return known_words_.contains(t.norm, t.norm_hash ? t.norm_hash : HashWord(t.norm));
-}
 
 bool Terminology::IsNonRxnormSubstance(std::string_view normalized) const {
   return non_rxnorm_.count(normalized) > 0;

@@ -113,7 +113,9 @@ class Terminology {
   static bool IsClassKey(std::string_view key) { return key.substr(0, 6) == "class:"; }
 
   bool IsKnownWord(std::string_view lower_word) const;   // English or clinical word
-  bool IsKnownWord(const Token& word) const;              // the same, by the token's norm_hash
+  bool IsKnownWord(const Token& word) const {             // the same, by the token's norm_hash
+    return known_words_.contains(word.norm, word.norm_hash ? word.norm_hash : HashWord(word.norm));
+  }
   bool IsNonRxnormSubstance(std::string_view normalized) const;
   const std::string& version() const { return version_; }
   const std::string& release_date() const { return release_date_; }

@@ -326,6 +326,20 @@ TEST(TerminologyInfo, IngredientInfo) {
   EXPECT_EQ(T().Ingredient("0"), nullptr);
 }
 
+// IsKnownWord(Token) (inline, by norm_hash) answers as IsKnownWord(norm), with the token's hash
+// or without one (a token made outside Tokenize).
+TEST(TerminologyInfo, KnownWordsByToken) {
+  std::vector<Token> toks = Tokenize("Reports HISTORY of sertraline, Zyntrafex 20 mg");
+  std::vector<bool> known;
+  for (Token& t : toks) {
+    known.push_back(T().IsKnownWord(t));
+    EXPECT_EQ(T().IsKnownWord(t), T().IsKnownWord(t.norm)) << t.norm;
+    t.norm_hash = 0;
+    EXPECT_EQ(T().IsKnownWord(t), T().IsKnownWord(t.norm)) << t.norm;
+  }
+  EXPECT_EQ(known, (std::vector<bool>{true, true, false, false, false, false, false, false}));
+}
+
 TEST(TerminologyInfo, KnownWordsAndSubstances) {
   EXPECT_TRUE(T().IsKnownWord("reports"));
   EXPECT_TRUE(T().IsKnownWord("history"));

@@ -223,6 +223,49 @@ std::vector<PatternMatch> PhraseMatcher::FindAll(const std::vector<Token>& toks,
   return out;
 }
 
+std::vector<PatternMatch> PhraseMatcher::FindAll(const std::vector<Token>& toks, size_t begin, size_t limit,
+                                                 const std::vector<uint32_t>& starts) const {
+  std::vector<PatternMatch> out;
+  size_t next = begin;  // the end of the last match: matches do not overlap
+  for (auto it = std::lower_bound(starts.begin(), starts.end(), begin); it != starts.end() && *it < limit; ++it) {
+    size_t k = *it;
+    if (k < next || !MayStartAt(toks[k])) continue;
+    if (auto m = MatchAt(toks, k, limit)) {
+      out.push_back(*m);
+      next = m->end;
+    }
+  }
+  return out;
+}
+
+MatcherStarts::MatcherStarts(std::vector<const PhraseMatcher*> members)
+    : members_(std::move(members)), first_bits_(1024, 0) {
+  std::sort(members_.begin(), members_.end());
+  members_.erase(std::unique(members_.begin(), members_.end()), members_.end());
+  for (const PhraseMatcher* m : members_) {
+    for (const auto& [hash, edges] : m->by_first_) first_bits_[(hash >> 6) & 1023] |= uint64_t{1} << (hash & 63);
+    if (!m->slot_first_.empty()) slot_members_.push_back(m);
+  }
+}
+
+std::vector<uint32_t> MatcherStarts::Find(const std::vector<Token>& toks) const {
+  std::vector<uint32_t> out;
+  for (size_t k = 0; k < toks.size(); ++k) {
+    const Token& t = toks[k];
+    // a member's MatchAt looks its first words up under the token's norm and, folding, its
+    // folded word
+    uint64_t norm_hash = t.norm_hash ? t.norm_hash : HashWord(t.norm);
+    bool start = Has(norm_hash);
+    if (!start && t.kind == TokenKind::kWord) start = Has(t.folded_hash ? t.folded_hash : HashWord(t.folded));
+    if (!start && t.kind == TokenKind::kNumber) start = !slot_members_.empty();
+    if (!start && t.kind == TokenKind::kWord)
+      start = std::any_of(slot_members_.begin(), slot_members_.end(),
+                          [&](const PhraseMatcher* m) { return m->IsNumberWord(t); });
+    if (start) out.push_back(static_cast<uint32_t>(k));
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------- Rules
 
 std::optional<double> Rules::PerDay(const std::string& expr, double lo, double hi) {

@@ -5,6 +5,7 @@
 // extractor and grader use, and hands the same data to the methodology endpoint.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <optional>
@@ -40,6 +41,10 @@ class PhraseMatcher {
   std::optional<PatternMatch> MatchAt(const std::vector<Token>& toks, size_t k, size_t limit) const;
   // Every non-overlapping longest match in [begin, limit), left to right.
   std::vector<PatternMatch> FindAll(const std::vector<Token>& toks, size_t begin, size_t limit) const;
+  // The same, looking only at `starts` (ascending): MatcherStarts::Find of a group this matcher
+  // belongs to, which holds every token a match of it can start at.
+  std::vector<PatternMatch> FindAll(const std::vector<Token>& toks, size_t begin, size_t limit,
+                                    const std::vector<uint32_t>& starts) const;
   bool empty() const { return ids_.empty(); }
   // Word values of number words ("two" -> 2) used by '#' slots.
   void SetNumberWords(const std::unordered_map<std::string, double>& words);
@@ -105,6 +110,28 @@ class PhraseMatcher {
     return !slot_first_.empty() && (t.kind == TokenKind::kNumber || IsNumberWord(t));
   }
   WordTable<double> number_words_;
+  friend class MatcherStarts;
+};
+
+// The tokens of a text where any of a group of matchers may start a match, found in one pass:
+// each matcher of the group then tries those (FindAll with starts) instead of testing every
+// token of the text itself. Built once per group; holds pointers to its matchers, which must
+// not change afterwards.
+class MatcherStarts {
+ public:
+  MatcherStarts() = default;
+  explicit MatcherStarts(std::vector<const PhraseMatcher*> members);
+  bool Covers(const PhraseMatcher& m) const { return std::binary_search(members_.begin(), members_.end(), &m); }
+  // Ascending token indexes: a superset of the tokens where a member's MatchAt finds a pattern.
+  std::vector<uint32_t> Find(const std::vector<Token>& toks) const;
+
+ private:
+  std::vector<const PhraseMatcher*> members_;       // sorted
+  std::vector<const PhraseMatcher*> slot_members_;  // members with a pattern opening with '#'
+  // One bit per first-word hash (any member's) mod 2^16: a larger table than one matcher's, as
+  // it holds the first words of them all.
+  std::vector<uint64_t> first_bits_;
+  bool Has(uint64_t hash) const { return (first_bits_[(hash >> 6) & 1023] >> (hash & 63)) & 1; }
 };
 
 struct FrequencyRule {

@@ -423,6 +423,53 @@ TEST(PhraseMatcher, OfEqualLongestMatchesTheFirstAddedWins) {
   EXPECT_EQ(hit->id, 4);
 }
 
+TEST(MatcherStarts, EachMemberFindsWhatItFindsAlone) {
+  const std::vector<std::string> words = {"chest", "pain", "pains", "SI", "si", "two", "3", "to", "-", "self", "harm",
+                                          "tumour", "tumor", "no", ",", "x"};
+  uint32_t seed = 777;
+  auto next = [&](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) % n;
+  };
+  auto phrase = [&](bool slots) {
+    std::string p;
+    for (uint32_t w = 0, n = 1 + next(3); w < n; ++w)
+      p += (w ? " " : "") + (slots && next(4) == 0 ? std::string("#") : words[next(static_cast<uint32_t>(words.size()))]);
+    return p;
+  };
+  size_t matches_seen = 0;
+  for (int round = 0; round < 100; ++round) {
+    PhraseMatcher folding(true), plain(false), numbers(true), outside(true);
+    numbers.SetNumberWords({{"two", 2}});
+    for (int i = 0; i < 4; ++i) {
+      folding.Add(phrase(false), i);
+      plain.Add(phrase(false), i);
+      numbers.Add(phrase(true), i);
+      outside.Add(phrase(true), i);
+    }
+    MatcherStarts group({&folding, &plain, &numbers, &folding});
+    EXPECT_TRUE(group.Covers(numbers));
+    EXPECT_FALSE(group.Covers(outside));
+    std::string text;
+    for (uint32_t w = 0, n = 1 + next(25); w < n; ++w)
+      text += (w ? " " : "") + words[next(static_cast<uint32_t>(words.size()))];
+    std::vector<Token> toks = Tokenize(text);
+    std::vector<Token> unhashed = toks;
+    for (Token& t : unhashed) t.norm_hash = t.folded_hash = 0;
+    size_t begin = next(static_cast<uint32_t>(toks.size()) + 1);
+    size_t limit = begin + next(static_cast<uint32_t>(toks.size() - begin) + 1);
+    for (const std::vector<Token>* t : {&toks, &unhashed}) {
+      std::vector<uint32_t> starts = group.Find(*t);
+      for (const PhraseMatcher* m : {&folding, &plain, &numbers}) {
+        std::vector<PatternMatch> alone = m->FindAll(*t, begin, limit);
+        matches_seen += alone.size();
+        EXPECT_EQ(Describe(m->FindAll(*t, begin, limit, starts)), Describe(alone)) << "text: " << text;
+      }
+    }
+  }
+  EXPECT_GT(matches_seen, 100u);
+}
+
 // ---------------------------------------------------------------- DefaultRules
 
 TEST(DefaultRules, Versions) {

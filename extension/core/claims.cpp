@@ -1175,12 +1175,14 @@ ClaimRules LoadClaimRules(std::string_view claims_yaml) {
 
 ClaimFinder::ClaimFinder(ClaimRules rules) : rules_(std::move(rules)) {
   const ClaimRules& r = rules_;
-  starts_ = MatcherStarts({&r.clause_breaks, &r.history_verbs, &r.result_words, &r.no_test_cues, &r.vital_names,
-                           &r.vital_support, &r.exam_targets, &r.exam_findings, &r.exam_cues, &r.encounter_exam_cues,
-                           &r.location_words, &r.test_names, &r.measure_phrases, &r.referral_cues,
-                           &r.referral_post_cues, &r.specialty_names, &r.admission_words, &r.admission_needs_setting,
-                           &r.admission_settings, &r.admission_subject_words, &r.procedure_names,
-                           &r.procedure_support, &r.procedure_root_words, &r.lethal_means, &r.lethal_actions});
+  starts_ = MatcherStarts(
+      {&r.clause_breaks,   &r.history_verbs,           &r.result_words,         &r.no_test_cues,
+       &r.vital_names,     &r.vital_support,           &r.exam_targets,         &r.exam_findings,
+       &r.exam_cues,       &r.encounter_exam_cues,     &r.location_words,       &r.test_names,
+       &r.measure_phrases, &r.referral_cues,           &r.referral_post_cues,   &r.specialty_names,
+       &r.admission_words, &r.admission_needs_setting, &r.admission_settings,   &r.admission_subject_words,
+       &r.procedure_names, &r.procedure_support,       &r.procedure_root_words, &r.lethal_means,
+       &r.lethal_actions});
 }
 
 std::vector<Claim> ClaimFinder::Find(const AnalyzedText& note) const {

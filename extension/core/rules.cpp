@@ -153,8 +153,8 @@ std::optional<size_t> PhraseMatcher::MatchSlot(const std::vector<Token>& toks, s
 void PhraseMatcher::Walk(const std::vector<Token>& toks, size_t limit, uint32_t node, size_t pos, int group,
                          SlotValue slot, Best& best) const {
   const Node& n = nodes_[node];
-  if (n.pattern >= 0 && (pos > best.end || (pos == best.end && (group < best.group ||
-                                                                 (group == best.group && n.pattern < best.pattern)))))
+  if (n.pattern >= 0 && (pos > best.end || (pos == best.end &&
+                                            (group < best.group || (group == best.group && n.pattern < best.pattern)))))
     best = {pos, group, n.pattern, slot.has_number, slot.lo, slot.hi};
   // a hyphen or underscore between two words of the text is skipped before a word ("self-harm"
   // = "self harm", "suicidal_ideation" = "suicidal ideation"), not before a slot
@@ -166,7 +166,8 @@ void PhraseMatcher::Walk(const std::vector<Token>& toks, size_t limit, uint32_t 
     if (e.word.slot) {
       if (pos >= limit) continue;
       SlotValue value{true, 0, 0};
-      if (auto end = MatchSlot(toks, pos, limit, value.lo, value.hi)) Walk(toks, limit, e.child, *end, group, value, best);
+      if (auto end = MatchSlot(toks, pos, limit, value.lo, value.hi))
+        Walk(toks, limit, e.child, *end, group, value, best);
     } else if (word_pos < limit && WordMatches(e.word, toks[word_pos])) {
       Walk(toks, limit, e.child, word_pos + 1, group, slot, best);
     }

@@ -88,10 +88,10 @@ class PhraseMatcher {
     return t.kind == TokenKind::kWord && number_words_.find(t.norm, t.norm_hash ? t.norm_hash : HashWord(t.norm));
   }
   bool fold_;
-  std::vector<int> ids_;      // pattern index -> id
-  std::vector<Node> nodes_;   // nodes_[0] is the root; its edges are every pattern's first word
+  std::vector<int> ids_;     // pattern index -> id
+  std::vector<Node> nodes_;  // nodes_[0] is the root; its edges are every pattern's first word
   std::unordered_map<uint64_t, std::vector<uint32_t>> by_first_;  // HashWord(first word) -> root edges
-  std::vector<uint32_t> slot_first_;  // root edges that are a '#' slot
+  std::vector<uint32_t> slot_first_;                              // root edges that are a '#' slot
   // One bit per HashWord(first word) mod 4096: most tokens start no pattern, and the bit says so
   // before the map is searched.
   std::array<uint64_t, 64> first_bits_{};

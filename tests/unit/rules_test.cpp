@@ -245,9 +245,13 @@ class OneByOneMatcher {
       bool short_caps = !t.raw.empty() && t.raw.size() <= 4 &&
                         std::none_of(t.raw.begin(), t.raw.end(), [](char c) { return c >= 'a' && c <= 'z'; }) &&
                         std::any_of(t.raw.begin(), t.raw.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-      if (t.kind == TokenKind::kPunct && t.norm == "#") w.slot = true;
-      else if (t.kind == TokenKind::kWord && short_caps) { w.exact_case = true; w.text = std::string(t.raw); }
-      else w.text = fold_ && t.kind == TokenKind::kWord ? t.folded : t.norm;
+      if (t.kind == TokenKind::kPunct && t.norm == "#")
+        w.slot = true;
+      else if (t.kind == TokenKind::kWord && short_caps) {
+        w.exact_case = true;
+        w.text = std::string(t.raw);
+      } else
+        w.text = fold_ && t.kind == TokenKind::kWord ? t.folded : t.norm;
       p.words.push_back(w);
     }
     if (!p.words.empty()) patterns_.push_back(p);
@@ -293,7 +297,10 @@ class OneByOneMatcher {
   };
   bool Value(const std::vector<Token>& toks, size_t i, size_t limit, double& v) const {
     if (i >= limit) return false;
-    if (toks[i].kind == TokenKind::kNumber) { v = toks[i].number; return true; }
+    if (toks[i].kind == TokenKind::kNumber) {
+      v = toks[i].number;
+      return true;
+    }
     auto it = toks[i].kind == TokenKind::kWord ? number_words_.find(toks[i].norm) : number_words_.end();
     if (it == number_words_.end()) return false;
     v = it->second;
@@ -325,8 +332,8 @@ class OneByOneMatcher {
         }
         continue;
       }
-      bool same = t.kind == TokenKind::kPunct ? t.norm == w.text
-                  : w.exact_case              ? t.raw == w.text
+      bool same = t.kind == TokenKind::kPunct           ? t.norm == w.text
+                  : w.exact_case                        ? t.raw == w.text
                   : fold_ && t.kind == TokenKind::kWord ? t.folded == w.text
                                                         : t.norm == w.text;
       if (!same) return std::nullopt;
@@ -351,12 +358,13 @@ std::string Describe(const std::vector<PatternMatch>& ms) {
 TEST(PhraseMatcher, FindsWhatMatchingOnePatternAtATimeFinds) {
   // Overlapping patterns, shared prefixes, duplicates with other ids, slots first, inside and
   // last, short capitals in and out of folding, plurals and British spellings, hyphens.
-  const std::vector<std::string> pattern_words = {"chest", "pain", "chest pains", "SI",  "si",    "ADS", "ads",
-                                                  "#",     "#",    "two",         "to",  "or",    "self", "harm",
-                                                  "tumours", "tumor", "no",        ",",   "left-sided", "x"};
-  const std::vector<std::string> text_words = {"chest", "Chest", "pain", "pains", "SI", "si", "Si", "ADS", "ads", "ad",
-                                               "2", "4", "two", "three", "to", "or", "-", "_", "self", "harm",
-                                               "tumour", "tumors", "no", ",", "left", "sided", "x", "X"};
+  const std::vector<std::string> pattern_words = {"chest",   "pain",  "chest pains", "SI", "si",         "ADS",  "ads",
+                                                  "#",       "#",     "two",         "to", "or",         "self", "harm",
+                                                  "tumours", "tumor", "no",          ",",  "left-sided", "x"};
+  const std::vector<std::string> text_words = {"chest",  "Chest", "pain", "pains", "SI",    "si",   "Si",
+                                               "ADS",    "ads",   "ad",   "2",     "4",     "two",  "three",
+                                               "to",     "or",    "-",    "_",     "self",  "harm", "tumour",
+                                               "tumors", "no",    ",",    "left",  "sided", "x",    "X"};
   const std::unordered_map<std::string, double> numbers = {{"two", 2}, {"three", 3}};
   uint32_t seed = 12345;
   auto next = [&](uint32_t n) {
@@ -424,8 +432,8 @@ TEST(PhraseMatcher, OfEqualLongestMatchesTheFirstAddedWins) {
 }
 
 TEST(MatcherStarts, EachMemberFindsWhatItFindsAlone) {
-  const std::vector<std::string> words = {"chest", "pain", "pains", "SI", "si", "two", "3", "to", "-", "self", "harm",
-                                          "tumour", "tumor", "no", ",", "x"};
+  const std::vector<std::string> words = {"chest", "pain", "pains", "SI",     "si",    "two", "3", "to",
+                                          "-",     "self", "harm",  "tumour", "tumor", "no",  ",", "x"};
   uint32_t seed = 777;
   auto next = [&](uint32_t n) {
     seed = seed * 1103515245u + 12345u;
@@ -434,7 +442,8 @@ TEST(MatcherStarts, EachMemberFindsWhatItFindsAlone) {
   auto phrase = [&](bool slots) {
     std::string p;
     for (uint32_t w = 0, n = 1 + next(3); w < n; ++w)
-      p += (w ? " " : "") + (slots && next(4) == 0 ? std::string("#") : words[next(static_cast<uint32_t>(words.size()))]);
+      p += (w ? " " : "") +
+           (slots && next(4) == 0 ? std::string("#") : words[next(static_cast<uint32_t>(words.size()))]);
     return p;
   };
   size_t matches_seen = 0;

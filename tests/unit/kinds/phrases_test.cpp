@@ -25,8 +25,8 @@ TEST(PhraseSet, FoundWithAGroupsStartsAsAlone) {
   PhraseSet plan({"safety plan", "plan", "no plan or intent"}, rules);
   PhraseSet outside({"chest", "intent"}, rules);  // not in the group: found the plain way
   MatcherStarts group({&pain.matcher(), &plan.matcher()});
-  TokenizedText text = Analyze(
-      "Chest pains and a palpitation; passive SI. Safety plan made, no plan or intent. Chest-pain free.", {});
+  TokenizedText text =
+      Analyze("Chest pains and a palpitation; passive SI. Safety plan made, no plan or intent. Chest-pain free.", {});
   std::vector<uint32_t> starts = group.Find(text.tokens);
   EXPECT_EQ(Describe(pain.Find(text, group, starts)), "[0,2) 0; [4,5) 1; [6,8) 2; [18,21) 0; ");
   EXPECT_EQ(Describe(pain.Find(text, group, starts)), Describe(pain.Find(text)));

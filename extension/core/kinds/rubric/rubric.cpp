@@ -359,7 +359,8 @@ class Rubric final : public Kind {
     const auto hits = p.phrases.Find(note.text);
     const std::vector<uint32_t> starts = p.starts.Find(note.text.tokens);
     for (size_t i = 0; i < t.items.size(); ++i) {
-      ItemResult r = t.items[i].med ? ScoreMedItem(t.items[i], note, ctx, *o) : ScoreTextItem(t.items[i], p.items[i], hits[i], p, note, starts);
+      ItemResult r = t.items[i].med ? ScoreMedItem(t.items[i], note, ctx, *o)
+                                    : ScoreTextItem(t.items[i], p.items[i], hits[i], p, note, starts);
       r.points = r.credit == "full" ? t.items[i].points : r.credit == "partial" ? t.items[i].points * t.items[i].partial_credit : 0;
       if (r.credit == "incorrect" && t.items[i].critical) {
         std::optional<Evidence> ev;

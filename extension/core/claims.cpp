@@ -76,11 +76,13 @@ std::string Slice(const AnalyzedText& a, size_t begin, size_t end) {
 // A text's structure as the claim passes need it: clauses, sections, headings, denied questions.
 class Reader {
  public:
-  Reader(const ClaimRules& rules, const AnalyzedText& a, bool encounter)
-      : r_(rules),
+  Reader(const ClaimFinder& finder, const AnalyzedText& a, bool encounter)
+      : r_(finder.rules()),
         a_(a),
         toks_(a.text.tokens),
         encounter_(encounter),
+        group_(finder.starts()),
+        starts_(group_.Find(toks_)),
         used_(toks_.size(), false),
         drug_at_(toks_.size(), -1) {
     const TokenizedText& t = a.text;
@@ -92,7 +94,7 @@ class Reader {
       size_t sb = t.sentence_begin[s], se = t.sentence_end[s];
       if (sb >= se) continue;
       std::vector<bool> brk(se - sb, false);
-      for (const PatternMatch& m : r_.clause_breaks.FindAll(toks_, sb, se))
+      for (const PatternMatch& m : r_.clause_breaks.FindAll(toks_, sb, se, starts_))
         if (m.begin > sb) brk[m.begin - sb] = true;
       ++clause;
       clause_begin_.resize(clause + 1, 0);
@@ -120,6 +122,8 @@ class Reader {
   const AnalyzedText& a_;
   const std::vector<Token>& toks_;
   const bool encounter_;
+  const MatcherStarts& group_;
+  const std::vector<uint32_t> starts_;  // where the matchers of group_ may start
   std::vector<uint32_t> clause_, clause_begin_, clause_end_;
   std::vector<Section> section_;     // note: the section of each token
   std::vector<int> heading_system_;  // note: the exam system heading above each token (-1: none)
@@ -175,8 +179,10 @@ class Reader {
   std::vector<PatternMatch> FindAll(const PhraseMatcher& m, bool skip_used) const {
     std::vector<PatternMatch> out;
     const TokenizedText& t = a_.text;
+    bool covered = group_.Covers(m);
     for (size_t s = 0; s < t.sentence_begin.size(); ++s)
-      for (const PatternMatch& p : m.FindAll(toks_, t.sentence_begin[s], t.sentence_end[s]))
+      for (const PatternMatch& p : covered ? m.FindAll(toks_, t.sentence_begin[s], t.sentence_end[s], starts_)
+                                           : m.FindAll(toks_, t.sentence_begin[s], t.sentence_end[s]))
         if (!skip_used || !AnyUsed(p.begin, p.end)) out.push_back(p);
     return out;
   }
@@ -1167,8 +1173,20 @@ ClaimRules LoadClaimRules(std::string_view claims_yaml) {
 
 // ---------------------------------------------------------------- ClaimFinder
 
+ClaimFinder::ClaimFinder(ClaimRules rules) : rules_(std::move(rules)) {
+  const ClaimRules& r = rules_;
+  starts_ = MatcherStarts(
+      {&r.clause_breaks,   &r.history_verbs,           &r.result_words,         &r.no_test_cues,
+       &r.vital_names,     &r.vital_support,           &r.exam_targets,         &r.exam_findings,
+       &r.exam_cues,       &r.encounter_exam_cues,     &r.location_words,       &r.test_names,
+       &r.measure_phrases, &r.referral_cues,           &r.referral_post_cues,   &r.specialty_names,
+       &r.admission_words, &r.admission_needs_setting, &r.admission_settings,   &r.admission_subject_words,
+       &r.procedure_names, &r.procedure_support,       &r.procedure_root_words, &r.lethal_means,
+       &r.lethal_actions});
+}
+
 std::vector<Claim> ClaimFinder::Find(const AnalyzedText& note) const {
-  Reader reader(rules_, note, false);
+  Reader reader(*this, note, false);
   return Passes(reader).NoteClaims();
 }
 
@@ -1185,7 +1203,7 @@ const ClaimFinder& DefaultClaimFinder() {
 
 SupportIndex::SupportIndex(const AnalyzedText& encounter, const ClaimFinder& finder)
     : finder_(finder), text_(encounter.text.text) {
-  Reader reader(finder.rules(), encounter, true);
+  Reader reader(finder, encounter, true);
   mentions_ = Passes(reader).EncounterMentions();
   // evidence is the sentence of a mention; keep its offsets, not the analysed text
   const auto& toks = encounter.text.tokens;

@@ -137,7 +137,7 @@ ClaimRules LoadClaimRules(std::string_view claims_yaml);
 // Finds the claims of a text. Stateless; one instance serves every thread.
 class ClaimFinder {
  public:
-  explicit ClaimFinder(ClaimRules rules) : rules_(std::move(rules)) {}
+  explicit ClaimFinder(ClaimRules rules);
   ClaimFinder(const ClaimFinder&) = delete;
   ClaimFinder& operator=(const ClaimFinder&) = delete;
 
@@ -146,9 +146,12 @@ class ClaimFinder {
   const Severity& SeverityOf(ClaimClass c) const { return rules_.severity[static_cast<size_t>(c)]; }
   const std::string& LabelOf(ClaimClass c) const { return rules_.label[static_cast<size_t>(c)]; }
   const ClaimRules& rules() const { return rules_; }
+  // The matchers a text is swept with, clause breaks and every pass's: where they may start.
+  const MatcherStarts& starts() const { return starts_; }
 
  private:
   ClaimRules rules_;
+  MatcherStarts starts_;
 };
 
 // The finder for corpus/rules/claims.yaml (thread-safe).

@@ -57,8 +57,7 @@ std::vector<std::string> StringList(const YAML::Node& node, std::string_view key
 // ---------------------------------------------------------------- PhraseMatcher
 
 void PhraseMatcher::Add(std::string_view phrase, int id) {
-  Pattern p;
-  p.id = id;
+  std::vector<Word> words;
   for (Token& t : Tokenize(phrase)) {
     if (t.kind == TokenKind::kPunct && t.norm == "-") continue;
     Word w;
@@ -70,24 +69,52 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
     } else {
       w.text = fold_ && t.kind == TokenKind::kWord ? t.folded : t.norm;  // Tokenize folded it
     }
-    p.words.push_back(std::move(w));
+    if (!w.slot) w.hash = HashWord(w.text);
+    words.push_back(std::move(w));
   }
-  if (p.words.empty()) return;
-  int index = static_cast<int>(patterns_.size());
-  if (p.words[0].slot) slot_first_.push_back(index);
-  else {
-    uint64_t h = HashWord(p.words[0].exact_case ? Lower(p.words[0].text) : p.words[0].text);
-    by_first_[h].push_back(index);
+  if (words.empty()) return;
+  if (nodes_.empty()) nodes_.emplace_back();
+  auto child = [&](uint32_t node, uint32_t edge) { return nodes_[node].edges[edge].child; };
+  auto add_edge = [&](uint32_t node, Word w) {
+    nodes_[node].edges.push_back({std::move(w), static_cast<uint32_t>(nodes_.size())});
+    nodes_.emplace_back();
+    return static_cast<uint32_t>(nodes_[node].edges.size() - 1);
+  };
+  // the first word: a root edge, filed under its bucket
+  const Word& first = words[0];
+  std::vector<uint32_t>& bucket =
+      first.slot ? slot_first_ : by_first_[HashWord(first.exact_case ? Lower(first.text) : first.text)];
+  auto same = std::find_if(bucket.begin(), bucket.end(), [&](uint32_t e) { return nodes_[0].edges[e].word == first; });
+  uint32_t edge = same != bucket.end() ? *same : add_edge(0, first);
+  if (same == bucket.end()) bucket.push_back(edge);
+  if (!first.slot) {
+    uint64_t h = HashWord(first.exact_case ? Lower(first.text) : first.text);
     first_bits_[(h >> 6) & 63] |= uint64_t{1} << (h & 63);
   }
-  patterns_.push_back(std::move(p));
+  uint32_t node = child(0, edge);
+  for (size_t wi = 1; wi < words.size(); ++wi) {
+    const std::vector<Edge>& edges = nodes_[node].edges;
+    auto it = std::find_if(edges.begin(), edges.end(), [&](const Edge& e) { return e.word == words[wi]; });
+    uint32_t e = it != edges.end() ? static_cast<uint32_t>(it - edges.begin()) : add_edge(node, words[wi]);
+    node = child(node, e);
+  }
+  int index = static_cast<int>(ids_.size());
+  ids_.push_back(id);
+  if (nodes_[node].pattern < 0) nodes_[node].pattern = index;
+}
+
+void PhraseMatcher::SetNumberWords(const std::unordered_map<std::string, double>& words) {
+  number_words_.clear();
+  for (const auto& [word, value] : words) number_words_[word] = value;
 }
 
 bool PhraseMatcher::WordMatches(const Word& w, const Token& t) const {
-  if (t.kind == TokenKind::kPunct) return w.text == t.norm;
-  if (w.exact_case) return t.raw == w.text;
-  if (fold_ && t.kind == TokenKind::kWord) return t.folded == w.text;
-  return t.norm == w.text;
+  if (w.exact_case && t.kind != TokenKind::kPunct) return t.raw == w.text;
+  // the token's word as the pattern's words are written, and its hash (0 when not computed)
+  bool folded = fold_ && t.kind == TokenKind::kWord;
+  uint64_t hash = folded ? t.folded_hash : t.norm_hash;
+  if (hash != 0 && hash != w.hash) return false;
+  return (folded ? t.folded : t.norm) == w.text;
 }
 
 std::optional<size_t> PhraseMatcher::MatchSlot(const std::vector<Token>& toks, size_t k, size_t limit,
@@ -96,8 +123,11 @@ std::optional<size_t> PhraseMatcher::MatchSlot(const std::vector<Token>& toks, s
     if (i >= limit) return false;
     if (toks[i].kind == TokenKind::kNumber) { v = toks[i].number; return true; }
     if (toks[i].kind == TokenKind::kWord) {
-      auto it = number_words_.find(toks[i].norm);
-      if (it != number_words_.end()) { v = it->second; return true; }
+      const Token& t = toks[i];
+      if (const double* value = number_words_.find(t.norm, t.norm_hash ? t.norm_hash : HashWord(t.norm))) {
+        v = *value;
+        return true;
+      }
     }
     return false;
   };
@@ -106,65 +136,75 @@ std::optional<size_t> PhraseMatcher::MatchSlot(const std::vector<Token>& toks, s
   lo = hi = a;
   size_t end = k + 1;
   // range: "4-6", "4 to 6", "4 or 6", "4–6"
-  if (end + 1 < limit && (toks[end].norm == "-" || toks[end].norm == "to" || toks[end].norm == "or")) {
-    double b = 0;
-    if (value_at(end + 1, b)) {
-      lo = std::min(a, b);
-      hi = std::max(a, b);
-      end += 2;
+  if (end + 1 < limit) {
+    std::string_view between = toks[end].norm;
+    if (between == "-" || between == "to" || between == "or") {
+      double b = 0;
+      if (value_at(end + 1, b)) {
+        lo = std::min(a, b);
+        hi = std::max(a, b);
+        end += 2;
+      }
     }
   }
   return end;
 }
 
-std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& toks, size_t k, size_t limit) const {
-  if (k >= limit) return std::nullopt;
-  std::optional<PatternMatch> best;
-  auto try_pattern = [&](int index) {
-    const Pattern& p = patterns_[index];
-    size_t pos = k;
-    PatternMatch m;
-    m.begin = k;
-    m.id = p.id;
-    for (size_t wi = 0; wi < p.words.size(); ++wi) {
-      const Word& w = p.words[wi];
-      if (wi > 0) {
-        // a hyphen or underscore between two words of the text is skipped ("self-harm" = "self
-        // harm", "suicidal_ideation" = "suicidal ideation")
-        while (pos < limit && toks[pos].kind == TokenKind::kPunct && (toks[pos].norm == "-" || toks[pos].norm == "_") &&
-               !w.slot)
-          ++pos;
-      }
-      if (pos >= limit) return;
-      if (w.slot) {
-        double lo = 0, hi = 0;
-        auto end = MatchSlot(toks, pos, limit, lo, hi);
-        if (!end) return;
-        m.has_number = true;
-        m.lo = lo;
-        m.hi = hi;
-        pos = *end;
-      } else {
-        if (!WordMatches(w, toks[pos])) return;
-        ++pos;
-      }
+void PhraseMatcher::Walk(const std::vector<Token>& toks, size_t limit, uint32_t node, size_t pos, int group,
+                         SlotValue slot, Best& best) const {
+  const Node& n = nodes_[node];
+  if (n.pattern >= 0 && (pos > best.end || (pos == best.end &&
+                                            (group < best.group || (group == best.group && n.pattern < best.pattern)))))
+    best = {pos, group, n.pattern, slot.has_number, slot.lo, slot.hi};
+  // a hyphen or underscore between two words of the text is skipped before a word ("self-harm"
+  // = "self harm", "suicidal_ideation" = "suicidal ideation"), not before a slot
+  size_t word_pos = pos;
+  while (word_pos < limit && toks[word_pos].kind == TokenKind::kPunct &&
+         (std::string_view(toks[word_pos].norm) == "-" || std::string_view(toks[word_pos].norm) == "_"))
+    ++word_pos;
+  for (const Edge& e : n.edges) {
+    if (e.word.slot) {
+      if (pos >= limit) continue;
+      SlotValue value{true, 0, 0};
+      if (auto end = MatchSlot(toks, pos, limit, value.lo, value.hi))
+        Walk(toks, limit, e.child, *end, group, value, best);
+    } else if (word_pos < limit && WordMatches(e.word, toks[word_pos])) {
+      Walk(toks, limit, e.child, word_pos + 1, group, slot, best);
     }
-    m.end = pos;
-    if (!best || m.end > best->end) best = m;
-  };
+  }
+}
+
+std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& toks, size_t k, size_t limit) const {
+  if (k >= limit || nodes_.empty()) return std::nullopt;
+  Best best;
   const Token& t = toks[k];
   auto [key, norm_hash] = FirstKeys(t);
-  if (MayStart(key))
-    if (auto it = by_first_.find(key); it != by_first_.end())
-      for (int index : it->second) try_pattern(index);
-  if (fold_ && key != norm_hash && MayStart(norm_hash))
-    if (auto it = by_first_.find(norm_hash); it != by_first_.end())
-      for (int index : it->second) try_pattern(index);
+  auto try_bucket = [&](uint64_t hash, int group) {
+    if (!MayStart(hash)) return;
+    auto it = by_first_.find(hash);
+    if (it == by_first_.end()) return;
+    for (uint32_t e : it->second) {
+      const Edge& edge = nodes_[0].edges[e];
+      if (WordMatches(edge.word, t)) Walk(toks, limit, edge.child, k + 1, group, SlotValue{}, best);
+    }
+  };
+  try_bucket(key, 0);
+  if (key != norm_hash) try_bucket(norm_hash, 1);
   // a pattern that opens with a number slot needs a number or a number word at k
-  if (!slot_first_.empty() && k < limit &&
-      (t.kind == TokenKind::kNumber || (t.kind == TokenKind::kWord && number_words_.count(t.norm))))
-    for (int index : slot_first_) try_pattern(index);
-  return best;
+  if (!slot_first_.empty()) {
+    SlotValue value{true, 0, 0};
+    if (auto end = MatchSlot(toks, k, limit, value.lo, value.hi))
+      for (uint32_t e : slot_first_) Walk(toks, limit, nodes_[0].edges[e].child, *end, 2, value, best);
+  }
+  if (best.pattern < 0) return std::nullopt;
+  PatternMatch m;
+  m.begin = k;
+  m.end = best.end;
+  m.id = ids_[static_cast<size_t>(best.pattern)];
+  m.has_number = best.has_number;
+  m.lo = best.lo;
+  m.hi = best.hi;
+  return m;
 }
 
 std::vector<PatternMatch> PhraseMatcher::FindAll(const std::vector<Token>& toks, size_t begin, size_t limit) const {
@@ -180,6 +220,49 @@ std::vector<PatternMatch> PhraseMatcher::FindAll(const std::vector<Token>& toks,
     } else {
       ++k;
     }
+  }
+  return out;
+}
+
+std::vector<PatternMatch> PhraseMatcher::FindAll(const std::vector<Token>& toks, size_t begin, size_t limit,
+                                                 const std::vector<uint32_t>& starts) const {
+  std::vector<PatternMatch> out;
+  size_t next = begin;  // the end of the last match: matches do not overlap
+  for (auto it = std::lower_bound(starts.begin(), starts.end(), begin); it != starts.end() && *it < limit; ++it) {
+    size_t k = *it;
+    if (k < next || !MayStartAt(toks[k])) continue;
+    if (auto m = MatchAt(toks, k, limit)) {
+      out.push_back(*m);
+      next = m->end;
+    }
+  }
+  return out;
+}
+
+MatcherStarts::MatcherStarts(std::vector<const PhraseMatcher*> members)
+    : members_(std::move(members)), first_bits_(1024, 0) {
+  std::sort(members_.begin(), members_.end());
+  members_.erase(std::unique(members_.begin(), members_.end()), members_.end());
+  for (const PhraseMatcher* m : members_) {
+    for (const auto& [hash, edges] : m->by_first_) first_bits_[(hash >> 6) & 1023] |= uint64_t{1} << (hash & 63);
+    if (!m->slot_first_.empty()) slot_members_.push_back(m);
+  }
+}
+
+std::vector<uint32_t> MatcherStarts::Find(const std::vector<Token>& toks) const {
+  std::vector<uint32_t> out;
+  for (size_t k = 0; k < toks.size(); ++k) {
+    const Token& t = toks[k];
+    // a member's MatchAt looks its first words up under the token's norm and, folding, its
+    // folded word
+    uint64_t norm_hash = t.norm_hash ? t.norm_hash : HashWord(t.norm);
+    bool start = Has(norm_hash);
+    if (!start && t.kind == TokenKind::kWord) start = Has(t.folded_hash ? t.folded_hash : HashWord(t.folded));
+    if (!start && t.kind == TokenKind::kNumber) start = !slot_members_.empty();
+    if (!start && t.kind == TokenKind::kWord)
+      start = std::any_of(slot_members_.begin(), slot_members_.end(),
+                          [&](const PhraseMatcher* m) { return m->IsNumberWord(t); });
+    if (start) out.push_back(static_cast<uint32_t>(k));
   }
   return out;
 }

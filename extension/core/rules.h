@@ -5,6 +5,7 @@
 // extractor and grader use, and hands the same data to the methodology endpoint.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <optional>
@@ -35,29 +36,62 @@ class PhraseMatcher {
  public:
   explicit PhraseMatcher(bool fold_plurals = false) : fold_(fold_plurals) {}
   void Add(std::string_view phrase, int id);
-  // Longest pattern starting exactly at token k, not extending past `limit`.
+  // Longest pattern starting exactly at token k, not extending past `limit`; of patterns of
+  // that length, the one added first.
   std::optional<PatternMatch> MatchAt(const std::vector<Token>& toks, size_t k, size_t limit) const;
   // Every non-overlapping longest match in [begin, limit), left to right.
   std::vector<PatternMatch> FindAll(const std::vector<Token>& toks, size_t begin, size_t limit) const;
-  bool empty() const { return patterns_.empty(); }
+  // The same, looking only at `starts` (ascending): MatcherStarts::Find of a group this matcher
+  // belongs to, which holds every token a match of it can start at.
+  std::vector<PatternMatch> FindAll(const std::vector<Token>& toks, size_t begin, size_t limit,
+                                    const std::vector<uint32_t>& starts) const;
+  bool empty() const { return ids_.empty(); }
   // Word values of number words ("two" -> 2) used by '#' slots.
-  void SetNumberWords(std::unordered_map<std::string, double> words) { number_words_ = std::move(words); }
+  void SetNumberWords(const std::unordered_map<std::string, double>& words);
 
  private:
   struct Word {
     std::string text;  // norm (folded if fold_) or raw for case-sensitive words
+    uint64_t hash = 0;  // HashWord(text): most words a token is not fail on it
     bool slot = false;
     bool exact_case = false;
+    bool operator==(const Word& o) const { return text == o.text && slot == o.slot && exact_case == o.exact_case; }
   };
-  struct Pattern {
-    std::vector<Word> words;
-    int id;
+  // The patterns as a trie of words: patterns that share their first words are matched once as
+  // far as they agree, and a '#' slot opening many patterns reads its number once.
+  struct Edge {
+    Word word;
+    uint32_t child;
+  };
+  struct Node {
+    std::vector<Edge> edges;
+    int pattern = -1;  // the first pattern added that ends here: of equal patterns, it wins
+  };
+  // The best match so far. A pattern's rank is its group (0: found under the token's matching
+  // key, 1: under its norm, 2: opening with a slot), then its index: the order the patterns were
+  // once tried in, one by one, of which the first of the longest won.
+  struct Best {
+    size_t end = 0;
+    int group = 0, pattern = -1;
+    bool has_number = false;
+    double lo = 0, hi = 0;
+  };
+  struct SlotValue {
+    bool has_number = false;
+    double lo = 0, hi = 0;
   };
   bool WordMatches(const Word& w, const Token& t) const;
   std::optional<size_t> MatchSlot(const std::vector<Token>& toks, size_t k, size_t limit, double& lo, double& hi) const;
+  void Walk(const std::vector<Token>& toks, size_t limit, uint32_t node, size_t pos, int group, SlotValue slot,
+            Best& best) const;
+  bool IsNumberWord(const Token& t) const {
+    return t.kind == TokenKind::kWord && number_words_.find(t.norm, t.norm_hash ? t.norm_hash : HashWord(t.norm));
+  }
   bool fold_;
-  std::vector<Pattern> patterns_;
-  std::unordered_map<uint64_t, std::vector<int>> by_first_;  // HashWord(first word) -> pattern indexes
+  std::vector<int> ids_;     // pattern index -> id
+  std::vector<Node> nodes_;  // nodes_[0] is the root; its edges are every pattern's first word
+  std::unordered_map<uint64_t, std::vector<uint32_t>> by_first_;  // HashWord(first word) -> root edges
+  std::vector<uint32_t> slot_first_;                              // root edges that are a '#' slot
   // One bit per HashWord(first word) mod 4096: most tokens start no pattern, and the bit says so
   // before the map is searched.
   std::array<uint64_t, 64> first_bits_{};
@@ -72,12 +106,32 @@ class PhraseMatcher {
   }
   bool MayStartAt(const Token& t) const {
     auto [key, norm_hash] = FirstKeys(t);
-    if (MayStart(key) || (fold_ && key != norm_hash && MayStart(norm_hash))) return true;
-    return !slot_first_.empty() &&
-           (t.kind == TokenKind::kNumber || (t.kind == TokenKind::kWord && number_words_.count(t.norm)));
+    if (MayStart(key) || (key != norm_hash && MayStart(norm_hash))) return true;
+    return !slot_first_.empty() && (t.kind == TokenKind::kNumber || IsNumberWord(t));
   }
-  std::vector<int> slot_first_;
-  std::unordered_map<std::string, double> number_words_;
+  WordTable<double> number_words_;
+  friend class MatcherStarts;
+};
+
+// The tokens of a text where any of a group of matchers may start a match, found in one pass:
+// each matcher of the group then tries those (FindAll with starts) instead of testing every
+// token of the text itself. Built once per group; holds pointers to its matchers, which must
+// not change afterwards.
+class MatcherStarts {
+ public:
+  MatcherStarts() = default;
+  explicit MatcherStarts(std::vector<const PhraseMatcher*> members);
+  bool Covers(const PhraseMatcher& m) const { return std::binary_search(members_.begin(), members_.end(), &m); }
+  // Ascending token indexes: a superset of the tokens where a member's MatchAt finds a pattern.
+  std::vector<uint32_t> Find(const std::vector<Token>& toks) const;
+
+ private:
+  std::vector<const PhraseMatcher*> members_;       // sorted
+  std::vector<const PhraseMatcher*> slot_members_;  // members with a pattern opening with '#'
+  // One bit per first-word hash (any member's) mod 2^16: a larger table than one matcher's, as
+  // it holds the first words of them all.
+  std::vector<uint64_t> first_bits_;
+  bool Has(uint64_t hash) const { return (first_bits_[(hash >> 6) & 1023] >> (hash & 63)) & 1; }
 };
 
 struct FrequencyRule {

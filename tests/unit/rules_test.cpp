@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "embedded.h"
@@ -228,6 +229,254 @@ TEST(PhraseMatcher, EmptyPatternIgnored) {
   m.Add("", 1);
   m.Add("-", 2);
   EXPECT_TRUE(m.empty());
+}
+
+// The matcher as it was first written, one pattern at a time in the order they were added (by
+// first word, then number slots): the trie must find exactly what it finds.
+class OneByOneMatcher {
+ public:
+  OneByOneMatcher(bool fold, std::unordered_map<std::string, double> number_words)
+      : fold_(fold), number_words_(std::move(number_words)) {}
+  void Add(std::string_view phrase, int id) {
+    Pattern p{{}, id};
+    for (Token& t : Tokenize(phrase)) {
+      if (t.kind == TokenKind::kPunct && t.norm == "-") continue;
+      Word w;
+      bool short_caps = !t.raw.empty() && t.raw.size() <= 4 &&
+                        std::none_of(t.raw.begin(), t.raw.end(), [](char c) { return c >= 'a' && c <= 'z'; }) &&
+                        std::any_of(t.raw.begin(), t.raw.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+      if (t.kind == TokenKind::kPunct && t.norm == "#")
+        w.slot = true;
+      else if (t.kind == TokenKind::kWord && short_caps) {
+        w.exact_case = true;
+        w.text = std::string(t.raw);
+      } else
+        w.text = fold_ && t.kind == TokenKind::kWord ? t.folded : t.norm;
+      p.words.push_back(w);
+    }
+    if (!p.words.empty()) patterns_.push_back(p);
+  }
+  std::optional<PatternMatch> MatchAt(const std::vector<Token>& toks, size_t k, size_t limit) const {
+    if (k >= limit) return std::nullopt;
+    std::optional<PatternMatch> best;
+    const Token& t = toks[k];
+    std::string key = t.kind == TokenKind::kWord && fold_ ? t.folded : t.norm;
+    auto try_first = [&](auto&& takes) {
+      for (const Pattern& p : patterns_) {
+        if (!takes(p.words[0])) continue;
+        if (auto m = Try(p, toks, k, limit); m && (!best || m->end > best->end)) best = m;
+      }
+    };
+    auto first_key = [](const Word& w) { return w.exact_case ? Lower(w.text) : w.text; };
+    try_first([&](const Word& w) { return !w.slot && first_key(w) == key; });
+    if (key != t.norm) try_first([&](const Word& w) { return !w.slot && first_key(w) == t.norm; });
+    try_first([&](const Word& w) { return w.slot; });
+    return best;
+  }
+  std::vector<PatternMatch> FindAll(const std::vector<Token>& toks, size_t begin, size_t limit) const {
+    std::vector<PatternMatch> out;
+    for (size_t k = begin; k < limit;) {
+      if (auto m = MatchAt(toks, k, limit)) {
+        out.push_back(*m);
+        k = m->end;
+      } else {
+        ++k;
+      }
+    }
+    return out;
+  }
+
+ private:
+  struct Word {
+    std::string text;
+    bool slot = false, exact_case = false;
+  };
+  struct Pattern {
+    std::vector<Word> words;
+    int id;
+  };
+  bool Value(const std::vector<Token>& toks, size_t i, size_t limit, double& v) const {
+    if (i >= limit) return false;
+    if (toks[i].kind == TokenKind::kNumber) {
+      v = toks[i].number;
+      return true;
+    }
+    auto it = toks[i].kind == TokenKind::kWord ? number_words_.find(toks[i].norm) : number_words_.end();
+    if (it == number_words_.end()) return false;
+    v = it->second;
+    return true;
+  }
+  std::optional<PatternMatch> Try(const Pattern& p, const std::vector<Token>& toks, size_t k, size_t limit) const {
+    PatternMatch m;
+    m.begin = k;
+    m.id = p.id;
+    size_t pos = k;
+    for (size_t wi = 0; wi < p.words.size(); ++wi) {
+      const Word& w = p.words[wi];
+      while (wi > 0 && !w.slot && pos < limit && toks[pos].kind == TokenKind::kPunct &&
+             (toks[pos].norm == "-" || toks[pos].norm == "_"))
+        ++pos;
+      if (pos >= limit) return std::nullopt;
+      const Token& t = toks[pos];
+      if (w.slot) {
+        double a = 0, b = 0;
+        if (!Value(toks, pos, limit, a)) return std::nullopt;
+        m.has_number = true;
+        m.lo = m.hi = a;
+        ++pos;
+        if (pos + 1 < limit && (toks[pos].norm == "-" || toks[pos].norm == "to" || toks[pos].norm == "or") &&
+            Value(toks, pos + 1, limit, b)) {
+          m.lo = std::min(a, b);
+          m.hi = std::max(a, b);
+          pos += 2;
+        }
+        continue;
+      }
+      bool same = t.kind == TokenKind::kPunct           ? t.norm == w.text
+                  : w.exact_case                        ? t.raw == w.text
+                  : fold_ && t.kind == TokenKind::kWord ? t.folded == w.text
+                                                        : t.norm == w.text;
+      if (!same) return std::nullopt;
+      ++pos;
+    }
+    m.end = pos;
+    return m;
+  }
+  bool fold_;
+  std::unordered_map<std::string, double> number_words_;
+  std::vector<Pattern> patterns_;
+};
+
+std::string Describe(const std::vector<PatternMatch>& ms) {
+  std::string s;
+  for (const PatternMatch& m : ms)
+    s += "[" + std::to_string(m.begin) + "," + std::to_string(m.end) + ") id " + std::to_string(m.id) +
+         (m.has_number ? " #" + std::to_string(m.lo) + "-" + std::to_string(m.hi) : "") + "; ";
+  return s;
+}
+
+TEST(PhraseMatcher, FindsWhatMatchingOnePatternAtATimeFinds) {
+  // Overlapping patterns, shared prefixes, duplicates with other ids, slots first, inside and
+  // last, short capitals in and out of folding, plurals and British spellings, hyphens.
+  const std::vector<std::string> pattern_words = {"chest",   "pain",  "chest pains", "SI", "si",         "ADS",  "ads",
+                                                  "#",       "#",     "two",         "to", "or",         "self", "harm",
+                                                  "tumours", "tumor", "no",          ",",  "left-sided", "x"};
+  const std::vector<std::string> text_words = {"chest",  "Chest", "pain", "pains", "SI",    "si",   "Si",
+                                               "ADS",    "ads",   "ad",   "2",     "4",     "two",  "three",
+                                               "to",     "or",    "-",    "_",     "self",  "harm", "tumour",
+                                               "tumors", "no",    ",",    "left",  "sided", "x",    "X"};
+  const std::unordered_map<std::string, double> numbers = {{"two", 2}, {"three", 3}};
+  uint32_t seed = 12345;
+  auto next = [&](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) % n;
+  };
+  size_t matches_seen = 0;
+  for (int round = 0; round < 300; ++round) {
+    bool fold = round % 2 == 1;
+    PhraseMatcher trie(fold);
+    OneByOneMatcher reference(fold, round % 3 == 0 ? std::unordered_map<std::string, double>{} : numbers);
+    if (round % 3 != 0) trie.SetNumberWords(numbers);
+    for (int p = 0, patterns = 1 + static_cast<int>(next(12)); p < patterns; ++p) {
+      std::string phrase;
+      for (uint32_t w = 0, words = 1 + next(4); w < words; ++w)
+        phrase += (w ? " " : "") + pattern_words[next(static_cast<uint32_t>(pattern_words.size()))];
+      int id = static_cast<int>(next(5));  // repeated ids and repeated phrases both happen
+      trie.Add(phrase, id);
+      reference.Add(phrase, id);
+    }
+    std::string text;
+    for (uint32_t w = 0, words = 1 + next(30); w < words; ++w)
+      text += (w ? " " : "") + text_words[next(static_cast<uint32_t>(text_words.size()))];
+    std::vector<Token> toks = Tokenize(text);
+    std::vector<Token> unhashed = toks;  // as tests build tokens: no hashes
+    for (Token& t : unhashed) t.norm_hash = t.folded_hash = 0;
+    size_t begin = next(static_cast<uint32_t>(toks.size()) + 1);
+    size_t limit = begin + next(static_cast<uint32_t>(toks.size() - begin) + 1);
+    for (const std::vector<Token>* t : {&toks, &unhashed}) {
+      std::vector<PatternMatch> want = reference.FindAll(*t, begin, limit);
+      matches_seen += want.size();
+      EXPECT_EQ(Describe(trie.FindAll(*t, begin, limit)), Describe(want)) << "text: " << text;
+      for (size_t k = 0; k < toks.size(); ++k) {
+        auto got = trie.MatchAt(*t, k, limit), expected = reference.MatchAt(*t, k, limit);
+        EXPECT_EQ(Describe(got ? std::vector{*got} : std::vector<PatternMatch>{}),
+                  Describe(expected ? std::vector{*expected} : std::vector<PatternMatch>{}))
+            << "text: " << text << " at " << k;
+      }
+    }
+  }
+  EXPECT_GT(matches_seen, 150u);  // the texts do meet the patterns
+}
+
+TEST(PhraseMatcher, OfEqualLongestMatchesTheFirstAddedWins) {
+  PhraseMatcher m(true);
+  m.Add("chest pain", 1);
+  m.Add("chest pains", 2);  // folds to the same words
+  m.Add("# pain", 3);       // opens with a slot: tried after the words
+  auto hit = MatchFirst(m, "chest pains");
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->id, 1);
+  PhraseMatcher exact(true);
+  exact.Add("si visit", 4);
+  exact.Add("SI visit", 5);  // compares case-sensitively, filed under the same first word
+  hit = MatchFirst(exact, "SI visit");
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->id, 4);
+  exact.Add("SI visit today", 6);
+  hit = MatchFirst(exact, "SI visit today");
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->id, 6);
+  hit = MatchFirst(exact, "si visit today");
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->id, 4);
+}
+
+TEST(MatcherStarts, EachMemberFindsWhatItFindsAlone) {
+  const std::vector<std::string> words = {"chest", "pain", "pains", "SI",     "si",    "two", "3", "to",
+                                          "-",     "self", "harm",  "tumour", "tumor", "no",  ",", "x"};
+  uint32_t seed = 777;
+  auto next = [&](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) % n;
+  };
+  auto phrase = [&](bool slots) {
+    std::string p;
+    for (uint32_t w = 0, n = 1 + next(3); w < n; ++w)
+      p += (w ? " " : "") +
+           (slots && next(4) == 0 ? std::string("#") : words[next(static_cast<uint32_t>(words.size()))]);
+    return p;
+  };
+  size_t matches_seen = 0;
+  for (int round = 0; round < 100; ++round) {
+    PhraseMatcher folding(true), plain(false), numbers(true), outside(true);
+    numbers.SetNumberWords({{"two", 2}});
+    for (int i = 0; i < 4; ++i) {
+      folding.Add(phrase(false), i);
+      plain.Add(phrase(false), i);
+      numbers.Add(phrase(true), i);
+      outside.Add(phrase(true), i);
+    }
+    MatcherStarts group({&folding, &plain, &numbers, &folding});
+    EXPECT_TRUE(group.Covers(numbers));
+    EXPECT_FALSE(group.Covers(outside));
+    std::string text;
+    for (uint32_t w = 0, n = 1 + next(25); w < n; ++w)
+      text += (w ? " " : "") + words[next(static_cast<uint32_t>(words.size()))];
+    std::vector<Token> toks = Tokenize(text);
+    std::vector<Token> unhashed = toks;
+    for (Token& t : unhashed) t.norm_hash = t.folded_hash = 0;
+    size_t begin = next(static_cast<uint32_t>(toks.size()) + 1);
+    size_t limit = begin + next(static_cast<uint32_t>(toks.size() - begin) + 1);
+    for (const std::vector<Token>* t : {&toks, &unhashed}) {
+      std::vector<uint32_t> starts = group.Find(*t);
+      for (const PhraseMatcher* m : {&folding, &plain, &numbers}) {
+        std::vector<PatternMatch> alone = m->FindAll(*t, begin, limit);
+        matches_seen += alone.size();
+        EXPECT_EQ(Describe(m->FindAll(*t, begin, limit, starts)), Describe(alone)) << "text: " << text;
+      }
+    }
+  }
+  EXPECT_GT(matches_seen, 100u);
 }
 
 // ---------------------------------------------------------------- DefaultRules

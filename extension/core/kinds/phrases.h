@@ -29,6 +29,11 @@ class PhraseSet {
     size_t phrase = 0;  // index of the phrase (in the constructor's list) that matched
   };
   std::vector<Hit> Find(const TokenizedText& text) const;
+  // The same, trying only `starts` (group.Find of the text's tokens) when the group holds this
+  // set's matcher: one pass over a note finds where all of a trial's sets may match.
+  std::vector<Hit> Find(const TokenizedText& text, const MatcherStarts& group,
+                        const std::vector<uint32_t>& starts) const;
+  const PhraseMatcher& matcher() const { return matcher_; }
   bool empty() const { return matcher_.empty(); }
 
  private:

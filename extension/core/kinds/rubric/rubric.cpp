@@ -195,6 +195,11 @@ struct RubricPrepared : PreparedBody {
       if (item.med) expected_keys.insert(item.med->keys.begin(), item.med->keys.end());
     }
     for (const RubricDeduction& d : t.deductions) deductions.emplace_back(d.phrases, env.rules);
+    std::vector<const PhraseMatcher*> swept;
+    for (const ItemMatcher& m : items)
+      for (const PhraseSet& set : m.required) swept.push_back(&set.matcher());
+    for (const PhraseSet& set : deductions) swept.push_back(&set.matcher());
+    starts = MatcherStarts(std::move(swept));
   }
   Environment env;
   PreparedEncounter encounter;
@@ -203,6 +208,7 @@ struct RubricPrepared : PreparedBody {
   ClaimCheck claims;
   std::vector<ItemMatcher> items;
   std::vector<PhraseSet> deductions;
+  MatcherStarts starts;  // the required and the deduction phrases: where they may start in a note
   std::set<std::string> expected_keys;
   std::unordered_set<std::string> qualifiers;
 };
@@ -351,8 +357,10 @@ class Rubric final : public Kind {
     const AnalyzedText& note = o->note;
 
     const auto hits = p.phrases.Find(note.text);
+    const std::vector<uint32_t> starts = p.starts.Find(note.text.tokens);
     for (size_t i = 0; i < t.items.size(); ++i) {
-      ItemResult r = t.items[i].med ? ScoreMedItem(t.items[i], note, ctx, *o) : ScoreTextItem(t.items[i], p.items[i], hits[i], p, note);
+      ItemResult r = t.items[i].med ? ScoreMedItem(t.items[i], note, ctx, *o)
+                                    : ScoreTextItem(t.items[i], p.items[i], hits[i], p, note, starts);
       r.points = r.credit == "full" ? t.items[i].points : r.credit == "partial" ? t.items[i].points * t.items[i].partial_credit : 0;
       if (r.credit == "incorrect" && t.items[i].critical) {
         std::optional<Evidence> ev;
@@ -385,7 +393,7 @@ class Rubric final : public Kind {
       const RubricDeduction& d = t.deductions[i];
       bool fired = false;
       std::vector<std::pair<uint32_t, uint32_t>> spans;
-      for (const auto& hit : p.deductions[i].Find(note.text)) {
+      for (const auto& hit : p.deductions[i].Find(note.text, p.starts, starts)) {
         Evidence e = MakeEvidence(note, hit.begin, hit.end);
         if (!Fits(d.when, e.assertion) || exempt(e)) continue;
         spans.push_back(SentenceSpan(note, hit.begin));
@@ -579,7 +587,8 @@ class Rubric final : public Kind {
  private:
   // The credit of a phrase fact.
   static ItemResult ScoreTextItem(const RubricItem& item, const ItemMatcher& m, const std::vector<ItemHit>& hits,
-                                  const RubricPrepared& p, const AnalyzedText& note) {
+                                  const RubricPrepared& p, const AnalyzedText& note,
+                                  const std::vector<uint32_t>& starts) {
     const auto& toks = note.text.tokens;
     auto other_qualifier = [&](const ItemHit& hit) {
       // "denies active SI" is about another thing than "passive suicidal ideation"
@@ -640,7 +649,7 @@ class Rubric final : public Kind {
       std::vector<size_t> missing;
       for (size_t g = 0; g < m.required.size(); ++g) {
         bool present = false;
-        for (const auto& hit : m.required[g].Find(note.text))
+        for (const auto& hit : m.required[g].Find(note.text, p.starts, starts))
           if (AssertionAnalyzer::Resolve(note.assertion_bits, hit.begin, hit.end) != Assertion::kFamily) present = true;
         if (!present) missing.push_back(g);
       }

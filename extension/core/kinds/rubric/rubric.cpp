@@ -201,6 +201,9 @@ struct RubricPrepared : PreparedBody {
     for (const PhraseSet& set : deductions) swept.push_back(&set.matcher());
     starts = MatcherStarts(std::move(swept));
   }
+  // `starts` points at the matchers of `items` and `deductions`: a copy would point at these.
+  RubricPrepared(const RubricPrepared&) = delete;
+  RubricPrepared& operator=(const RubricPrepared&) = delete;
   Environment env;
   PreparedEncounter encounter;
   CriticalRuleChecker critical;

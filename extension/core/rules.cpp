@@ -82,15 +82,12 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
   };
   // the first word: a root edge, filed under its bucket
   const Word& first = words[0];
-  std::vector<uint32_t>& bucket =
-      first.slot ? slot_first_ : by_first_[HashWord(first.exact_case ? Lower(first.text) : first.text)];
+  const uint64_t first_hash = first.slot ? 0 : HashWord(first.exact_case ? Lower(first.text) : first.text);
+  std::vector<uint32_t>& bucket = first.slot ? slot_first_ : by_first_[first_hash];
   auto same = std::find_if(bucket.begin(), bucket.end(), [&](uint32_t e) { return nodes_[0].edges[e].word == first; });
   uint32_t edge = same != bucket.end() ? *same : add_edge(0, first);
   if (same == bucket.end()) bucket.push_back(edge);
-  if (!first.slot) {
-    uint64_t h = HashWord(first.exact_case ? Lower(first.text) : first.text);
-    first_bits_[(h >> 6) & 63] |= uint64_t{1} << (h & 63);
-  }
+  if (!first.slot) first_bits_[(first_hash >> 6) & 63] |= uint64_t{1} << (first_hash & 63);
   uint32_t node = child(0, edge);
   for (size_t wi = 1; wi < words.size(); ++wi) {
     const std::vector<Edge>& edges = nodes_[node].edges;
@@ -124,7 +121,7 @@ std::optional<size_t> PhraseMatcher::MatchSlot(const std::vector<Token>& toks, s
     if (toks[i].kind == TokenKind::kNumber) { v = toks[i].number; return true; }
     if (toks[i].kind == TokenKind::kWord) {
       const Token& t = toks[i];
-      if (const double* value = number_words_.find(t.norm, t.norm_hash ? t.norm_hash : HashWord(t.norm))) {
+      if (const double* value = number_words_.find(t.norm, NormHash(t))) {
         v = *value;
         return true;
       }
@@ -255,9 +252,9 @@ std::vector<uint32_t> MatcherStarts::Find(const std::vector<Token>& toks) const 
     const Token& t = toks[k];
     // a member's MatchAt looks its first words up under the token's norm and, folding, its
     // folded word
-    uint64_t norm_hash = t.norm_hash ? t.norm_hash : HashWord(t.norm);
+    uint64_t norm_hash = NormHash(t);
     bool start = Has(norm_hash);
-    if (!start && t.kind == TokenKind::kWord) start = Has(t.folded_hash ? t.folded_hash : HashWord(t.folded));
+    if (!start && t.kind == TokenKind::kWord) start = Has(FoldedHash(t));
     if (!start && t.kind == TokenKind::kNumber) start = !slot_members_.empty();
     if (!start && t.kind == TokenKind::kWord)
       start = std::any_of(slot_members_.begin(), slot_members_.end(),

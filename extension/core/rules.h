@@ -85,7 +85,7 @@ class PhraseMatcher {
   void Walk(const std::vector<Token>& toks, size_t limit, uint32_t node, size_t pos, int group, SlotValue slot,
             Best& best) const;
   bool IsNumberWord(const Token& t) const {
-    return t.kind == TokenKind::kWord && number_words_.find(t.norm, t.norm_hash ? t.norm_hash : HashWord(t.norm));
+    return t.kind == TokenKind::kWord && number_words_.find(t.norm, NormHash(t));
   }
   bool fold_;
   std::vector<int> ids_;     // pattern index -> id
@@ -100,8 +100,8 @@ class PhraseMatcher {
   // norm's. MayStartAt is false where MatchAt certainly finds nothing.
   std::pair<uint64_t, uint64_t> FirstKeys(const Token& t) const {
     // Tokens made outside Tokenize() (tests) may lack hashes.
-    uint64_t norm_hash = t.norm_hash ? t.norm_hash : HashWord(t.norm);
-    uint64_t key = t.kind == TokenKind::kWord && fold_ ? (t.folded_hash ? t.folded_hash : HashWord(t.folded)) : norm_hash;
+    uint64_t norm_hash = NormHash(t);
+    uint64_t key = t.kind == TokenKind::kWord && fold_ ? FoldedHash(t) : norm_hash;
     return {key, norm_hash};
   }
   bool MayStartAt(const Token& t) const {

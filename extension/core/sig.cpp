@@ -189,7 +189,7 @@ std::optional<double> SigParser::SingleAt(const std::vector<Token>& toks, size_t
   // Only a number, a quantity word, a number word or an article starts a quantity: any other
   // token is turned away by one lookup under its hash, before a fraction is looked for.
   auto starts_quantity = [&](const Token& w) {
-    return grammar_.quantity_starts.contains(w.norm, w.norm_hash ? w.norm_hash : HashWord(w.norm));
+    return grammar_.quantity_starts.contains(w.norm, NormHash(w));
   };
   if (t.kind != TokenKind::kNumber && (t.kind != TokenKind::kWord || !starts_quantity(t))) return std::nullopt;
   // a proper fraction written as one group: "1/2", "3/4"

@@ -304,7 +304,7 @@ std::optional<TermMatch> Terminology::Lookup(std::string_view term) const {
 std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks, size_t k, size_t limit) const {
   const Token& first = toks[k];
   if (first.kind != TokenKind::kWord) return std::nullopt;
-  const uint8_t* longest = first_words_.find(first.norm, first.norm_hash ? first.norm_hash : HashWord(first.norm));
+  const uint8_t* longest = first_words_.find(first.norm, NormHash(first));
   if (longest) {
     // gather up to fw->second words (hyphens skipped, other punctuation stops); ends[n - 1] is
     // where the joined name of n words ends in `joined`, idx[n - 1] its last token

@@ -114,7 +114,7 @@ class Terminology {
 
   bool IsKnownWord(std::string_view lower_word) const;   // English or clinical word
   bool IsKnownWord(const Token& word) const {             // the same, by the token's norm_hash
-    return known_words_.contains(word.norm, word.norm_hash ? word.norm_hash : HashWord(word.norm));
+    return known_words_.contains(word.norm, NormHash(word));
   }
   bool IsNonRxnormSubstance(std::string_view normalized) const;
   const std::string& version() const { return version_; }

@@ -96,6 +96,10 @@ size_t CodePointCount(std::string_view s);
 
 // FNV-1a hash of a word, as matchers index their first words.
 uint64_t HashWord(std::string_view s);
+// A token's HashWord(norm) and HashWord(folded): the ones Tokenize computed, or worked out for a
+// token made elsewhere (tests) without them.
+inline uint64_t NormHash(const Token& t) { return t.norm_hash ? t.norm_hash : HashWord(t.norm); }
+inline uint64_t FoldedHash(const Token& t) { return t.folded_hash ? t.folded_hash : HashWord(t.folded); }
 
 // Words to values, keyed by HashWord() so that a token's precomputed norm_hash finds its entry
 // without hashing the word again: open addressing over a flat array of 8-byte slots (the hash's

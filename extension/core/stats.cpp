@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
+#include <unordered_map>
 
 namespace scribe {
 namespace {
@@ -89,6 +91,64 @@ Interval SuiteInterval(const std::map<std::string, std::vector<double>>& runs_by
     return stats[i];
   };
   return {rank(0.025), rank(0.975)};
+}
+
+namespace {
+
+struct SuiteMemo {
+  std::mutex mu;
+  std::unordered_map<std::string, Interval> entries;
+  size_t bytes = 0;
+};
+
+SuiteMemo& Memo() {
+  static SuiteMemo* memo = new SuiteMemo;  // never destroyed: threads may still use it at exit
+  return *memo;
+}
+
+template <class T>
+void AppendBits(std::string& key, const T& value) {
+  key.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+}  // namespace
+
+Interval RememberedSuiteInterval(const std::map<std::string, std::vector<double>>& runs_by_trial, size_t suite_trials,
+                                 uint64_t seed, int replicates) {
+  size_t size = sizeof seed + sizeof suite_trials + sizeof replicates;
+  for (const auto& [trial, runs] : runs_by_trial) size += 2 * sizeof(size_t) + trial.size() + runs.size() * sizeof(double);
+  if (size > kSuiteMemoMaxKey) return SuiteInterval(runs_by_trial, suite_trials, seed, replicates);
+  std::string key;
+  key.reserve(size);
+  AppendBits(key, seed);
+  AppendBits(key, suite_trials);
+  AppendBits(key, replicates);
+  for (const auto& [trial, runs] : runs_by_trial) {
+    AppendBits(key, trial.size());
+    key += trial;
+    AppendBits(key, runs.size());
+    key.append(reinterpret_cast<const char*>(runs.data()), runs.size() * sizeof(double));
+  }
+  SuiteMemo& memo = Memo();
+  {
+    std::lock_guard<std::mutex> lock(memo.mu);
+    if (auto it = memo.entries.find(key); it != memo.entries.end()) return it->second;
+  }
+  Interval ci = SuiteInterval(runs_by_trial, suite_trials, seed, replicates);  // not under the lock
+  std::lock_guard<std::mutex> lock(memo.mu);
+  const size_t n = key.size() + kSuiteMemoEntryBytes;
+  if (memo.bytes + n > kSuiteMemoBytes) {
+    memo.entries.clear();
+    memo.bytes = 0;
+  }
+  if (memo.entries.emplace(std::move(key), ci).second) memo.bytes += n;
+  return ci;
+}
+
+std::pair<size_t, size_t> SuiteMemoSize() {
+  SuiteMemo& memo = Memo();
+  std::lock_guard<std::mutex> lock(memo.mu);
+  return {memo.entries.size(), memo.bytes};
 }
 
 std::optional<double> CohensKappa(const std::vector<std::pair<std::string, std::string>>& pairs) {

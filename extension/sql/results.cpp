@@ -103,7 +103,7 @@ void SuiteFinal(sqlite3_context* ctx) {
     const auto& runs = *(*state)->runs;
     size_t suite = static_cast<size_t>(std::max<sqlite3_int64>((*state)->suite, 0));
     if (suite < runs.size()) throw SqlError(SQLITE_ERROR, "scribe_suite_interval: more trials run than the suite has");
-    Interval ci = SuiteInterval(runs, suite, StableSeed((*state)->seed));
+    Interval ci = RememberedSuiteInterval(runs, suite, StableSeed((*state)->seed));
     ResultJsonValue(ctx, {{"score", SuiteScore(runs, suite)}, {"low", ci.low}, {"high", ci.high},
                           {"trials_run", runs.size()}, {"suite_trials", suite}, {"replicates", 2000}});
   });

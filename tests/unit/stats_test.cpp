@@ -3,6 +3,10 @@
 // implementation of the algorithm documented in docs/methodology.md; kappa is worked by hand.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <iterator>
+#include <thread>
+
 #include "stats.h"
 #include "vendor.h"
 
@@ -65,6 +69,83 @@ TEST(SuiteInterval, IsDeterministicAndDegeneratesToThePoint) {
   Interval none = SuiteInterval({}, 0, 1);
   EXPECT_DOUBLE_EQ(none.low, 0);
   EXPECT_DOUBLE_EQ(none.high, 0);
+}
+
+TEST(RememberedSuiteInterval, GivesWhatSuiteIntervalGivesAndKeepsEachInputOnce) {
+  std::map<std::string, std::vector<double>> runs{{"a", {0.2, 0.6, 1.0}}, {"b", {0.5}}, {"c", {0.0, 1.0}}};
+  const uint64_t seed = StableSeed("remembered");
+  const Interval fresh = SuiteInterval(runs, 4, seed);
+  const size_t before = SuiteMemoSize().first;
+  Interval first = RememberedSuiteInterval(runs, 4, seed), again = RememberedSuiteInterval(runs, 4, seed);
+  EXPECT_EQ(first.low, fresh.low);
+  EXPECT_EQ(first.high, fresh.high);
+  EXPECT_EQ(again.low, fresh.low);
+  EXPECT_EQ(again.high, fresh.high);
+  EXPECT_EQ(SuiteMemoSize().first, before + 1);  // the second call was a lookup
+  // Any input that differs is its own entry, with its own interval: a run's last bit, the order
+  // of a trial's runs (the draws pick runs by position), the suite size, the seed, the replicates.
+  std::map<std::string, std::vector<double>> nudged = runs, reordered = runs, renamed;
+  nudged["a"][2] = 0.99999999999999989;  // the double just below 1.0
+  reordered["a"] = {1.0, 0.6, 0.2};
+  for (const auto& [trial, r] : runs) renamed["x" + trial] = r;
+  struct Case {
+    const std::map<std::string, std::vector<double>>* runs;
+    size_t suite;
+    uint64_t seed;
+    int replicates;
+  };
+  const Case cases[] = {{&nudged, 4, seed, 2000}, {&reordered, 4, seed, 2000}, {&renamed, 4, seed, 2000},
+                        {&runs, 5, seed, 2000},   {&runs, 4, seed + 1, 2000},   {&runs, 4, seed, 1999}};
+  for (const Case& c : cases) {
+    Interval want = SuiteInterval(*c.runs, c.suite, c.seed, c.replicates);
+    Interval got = RememberedSuiteInterval(*c.runs, c.suite, c.seed, c.replicates);
+    EXPECT_EQ(got.low, want.low);
+    EXPECT_EQ(got.high, want.high);
+  }
+  EXPECT_EQ(SuiteMemoSize().first, before + 1 + std::size(cases));
+  // The reordered runs draw other values: the memo did not answer them with the first interval.
+  EXPECT_NE(SuiteInterval(reordered, 4, seed).high, fresh.high);
+}
+
+TEST(RememberedSuiteInterval, StaysWithinItsBoundAndKeepsNoLargeInput) {
+  // A vendor of 9,000 runs (72 KB of scores) is computed every time, not kept.
+  std::map<std::string, std::vector<double>> heavy{{"a", std::vector<double>(9000, 0.5)}};
+  heavy["a"][17] = 0.25;
+  const auto before = SuiteMemoSize();
+  Interval h = RememberedSuiteInterval(heavy, 2, 3);
+  Interval want = SuiteInterval(heavy, 2, 3);
+  EXPECT_EQ(h.low, want.low);
+  EXPECT_EQ(h.high, want.high);
+  EXPECT_EQ(SuiteMemoSize(), before);
+  // Distinct inputs of about 8 KB each, many times the bound: what it holds never passes it.
+  std::map<std::string, std::vector<double>> runs{{"a", std::vector<double>(1000, 0.5)}};
+  for (int i = 0; i < 300; ++i) {
+    runs["a"][0] = i / 1000.0;
+    RememberedSuiteInterval(runs, 1, 5, 10);
+    ASSERT_LE(SuiteMemoSize().second, kSuiteMemoBytes);
+  }
+  EXPECT_GT(SuiteMemoSize().first, 0u);
+}
+
+TEST(RememberedSuiteInterval, ConcurrentCallersGetTheComputedIntervals) {
+  std::vector<std::map<std::string, std::vector<double>>> inputs;
+  for (int i = 0; i < 16; ++i)
+    inputs.push_back({{"a", {0.1 * (i % 10), 0.9}}, {"b", {0.05 * i}}, {"c", {0.3, 0.6, 0.9 - 0.01 * i}}});
+  std::vector<Interval> want;
+  for (const auto& r : inputs) want.push_back(SuiteInterval(r, 5, 11, 500));
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round)
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          size_t k = (i + static_cast<size_t>(t) * 5) % inputs.size();
+          Interval got = RememberedSuiteInterval(inputs[k], 5, 11, 500);
+          if (got.low != want[k].low || got.high != want[k].high) ++wrong;
+        }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(CohensKappa, HandComputedExample) {

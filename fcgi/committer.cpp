@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "compact_json.h"
+#include "hash.h"
 #include "http.h"
 #include "sqlite_util.h"
+#include "vendor.h"
 
 namespace scribe::http {
 
@@ -128,9 +130,11 @@ Committer::~Committer() {
 }
 
 StoreOutcome Committer::Store(PendingSubmission s) {
-  Item item{std::move(s), {}, false, {}};
+  Item item{std::move(s), {}, false, {}, false, {}, {}};
   const std::string& grade = item.submission.result;
   item.compact = !grade.empty() && grade.front() == '{' && IsCompactJson(grade, &item.members);
+  item.vendor_key = VendorKey(item.submission.vendor);
+  item.note_sha256 = Sha256Hex(item.submission.scribe_output);
   std::unique_lock<std::mutex> lock(mu_);
   if (stop_) return Failed(SQLITE_ABORT, "the writer is stopping");
   queue_.push_back(&item);
@@ -197,6 +201,7 @@ void Committer::StoreOne(Item& item) {
       Query insert = db_.Run("submit");
       insert.Bind(":id", id).Bind(":vendor", item.submission.vendor).Bind(":created_at", created_at);
       insert.Bind(":scribe_output", item.submission.scribe_output).Bind(":result", item.submission.result);
+      insert.Bind(":vendor_key", item.vendor_key).Bind(":note_sha256", item.note_sha256);
       if (stored_result) insert.Bind(":stored_result", *stored_result);
       if (columns) {
         insert.Bind(":columns_given", sql::SqlValue{sql::SqlValue::kInteger, {}, 1});

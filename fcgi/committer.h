@@ -101,6 +101,9 @@ class Committer {
     // does not scan it; compact is false when the grade is not a compact JSON object.
     std::vector<JsonMember> members;
     bool compact = false;
+    // The row's vendor_key and note_sha256, also made on the request thread (Store): submit.sql
+    // would otherwise fold the name and hash the note on the writer.
+    std::string vendor_key, note_sha256;
   };
   void Run();
   void WriteBatch(std::deque<Item*>& batch);

@@ -14,6 +14,9 @@
 --   :scribe_output the note as submitted
 --   :result        grade.sql's JSON
 --   :created_at    the time now, as strftime('%Y-%m-%dT%H:%M:%fZ', 'now') writes it
+--   :vendor_key    scribe_vendor_key(:vendor) and
+--   :note_sha256   scribe_sha256(:scribe_output), made by the program on the request thread; NULL
+--                  to let SQL make them
 --   :stored_result json_set(:result, '$.id', :id, '$.vendor', :vendor, '$.created_at', :created_at),
 --                  made by the program; NULL to let json_set make it
 --   :columns_given 1 when the program gives the result's columns below as json_extract would read
@@ -27,8 +30,8 @@ SELECT :id,
        CASE WHEN :columns_given THEN :script_id ELSE json_extract(g.r, '$.script_id') END,
        CASE WHEN :columns_given THEN :kind ELSE json_extract(g.r, '$.kind') END,
        :vendor,
-       scribe_vendor_key(:vendor),
-       scribe_sha256(:scribe_output),
+       coalesce(:vendor_key, scribe_vendor_key(:vendor)),
+       coalesce(:note_sha256, scribe_sha256(:scribe_output)),
        trim(:scribe_output, ' ' || char(9, 10, 13)) = '',
        :created_at,
        CASE WHEN :columns_given THEN :corpus_hash ELSE json_extract(g.r, '$.corpus_hash') END,

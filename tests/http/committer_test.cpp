@@ -101,6 +101,18 @@ TEST_F(CommitterTest, EverySubmissionOfManyThreadsIsStoredOnceWithItsOwnId) {
   EXPECT_EQ(Scalar("SELECT group_concat(runs, ',') FROM (SELECT runs FROM standings ORDER BY vendor_key)"), "4,4,4,4");
 }
 
+TEST_F(CommitterTest, TheRowsKeysAreWhatTheSqlFunctionsWouldMake) {
+  // The vendor key and the note's digest are made on the request thread (Committer::Store), not
+  // by scribe_vendor_key and scribe_sha256 on the writer: the same values. Full-width letters and
+  // runs of spaces fold (NFKC, case, spacing); SHA-256("abc") is FIPS 180-2's first example.
+  Committer committer(path_, "full");
+  StoreOutcome out = committer.Store(Pending("  \xEF\xBC\xA3\xEF\xBD\x81\xEF\xBD\x92\xEF\xBD\x85" "ful   Scribe ", "abc"));
+  ASSERT_EQ(out.status, StoreOutcome::kStored) << out.message;
+  EXPECT_EQ(Scalar("SELECT vendor_key || '|' || note_sha256 || '|' || blank FROM submissions WHERE id = '" + out.id + "'"),
+            "careful scribe|ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad|0");
+  EXPECT_EQ(Scalar("SELECT group_concat(vendor_key, ',') FROM vendors"), "careful scribe");
+}
+
 TEST_F(CommitterTest, WhatQueuesBehindAHeldLockIsCommittedInOneTransaction) {
   sqlite3* holder = HoldWriteLock();
   ASSERT_NE(holder, nullptr);

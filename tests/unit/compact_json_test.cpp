@@ -26,6 +26,27 @@ TEST(CompactJson, RejectsWhiteSpaceAndAnythingBeyondStrictJson) {
   EXPECT_FALSE(IsCompactJson(std::string("\"a\0b\"", 5)));
 }
 
+TEST(CompactJson, EveryByteAtEveryPlaceInALongStringIsJudgedAlone) {
+  // Each byte value, at each of 18 places in a 20-byte string (every offset in an 8-byte word,
+  // for a scan that reads words), is accepted exactly when JSON allows it unescaped (not '"',
+  // not '\\', not below 0x20; the scan does not judge UTF-8).
+  int wrong = 0;
+  for (int c = 0; c < 256; ++c)
+    for (int k = 0; k < 18; ++k) {
+      std::string text = "[\"" + std::string(static_cast<size_t>(k), 'a') + static_cast<char>(c) +
+                         std::string(static_cast<size_t>(17 - k), 'z') + "\"]";
+      const bool plain = c >= 0x20 && c != '"' && c != '\\';
+      if (IsCompactJson(text) != plain) {
+        ++wrong;
+        ADD_FAILURE() << "byte " << c << " at " << k;
+      }
+    }
+  EXPECT_EQ(wrong, 0);
+  // An escape after a plain run of a whole word, and a plain run that ends at the text's end.
+  EXPECT_TRUE(IsCompactJson("\"abcdefgh\\u00e9ijklmnop\\n\""));
+  EXPECT_FALSE(IsCompactJson("\"abcdefghijklmnop"));
+}
+
 TEST(CompactJson, NestingIsBoundedWithoutRecursion) {
   std::string ok(kMaxCompactDepth, '['), deep(kMaxCompactDepth + 1, '[');
   ok += std::string(kMaxCompactDepth, ']');

@@ -628,6 +628,7 @@ class Passes {
     for (size_t k = 0; k < rd_.Size(); ++k) {
       const Token& t = toks_[k];
       if (t.kind != TokenKind::kWord || rd_.used_[k] || named[k]) continue;
+      if (t.folded.empty() || !r_.procedure_suffix_ends[static_cast<unsigned char>(t.folded.back())]) continue;
       for (const std::string& suffix : r_.procedure_suffixes)
         if (t.folded.size() >= suffix.size() + 3 &&
             t.folded.compare(t.folded.size() - suffix.size(), suffix.size(), suffix) == 0) {
@@ -1148,6 +1149,10 @@ ClaimRules LoadClaimRules(std::string_view claims_yaml) {
   }
   for (const std::string& s : List(Required(y, "procedure_suffixes", "top level"), "procedure_suffixes"))
     r.procedure_suffixes.push_back(Lower(s));
+  for (const std::string& s : r.procedure_suffixes) {
+    if (s.empty()) r.procedure_suffix_ends.fill(true);  // "" ends every word
+    else r.procedure_suffix_ends[static_cast<unsigned char>(s.back())] = true;
+  }
   for (const auto& kv : y["procedure_roots"]) {
     for (const std::string& w : List(kv.second, "procedure_roots"))
       multi(r.procedure_root_words, r.procedure_root_ids, root_seen, w, static_cast<int>(r.procedure_roots.size()));

@@ -115,6 +115,7 @@ struct ClaimRules {
   PhraseMatcher procedure_support{true};                // id: index into procedure_support_ids
   std::vector<std::vector<int>> procedure_support_ids;  // a support phrase -> the procedures it supports
   std::vector<std::string> procedure_suffixes;
+  std::array<bool, 256> procedure_suffix_ends{};  // the suffixes' last bytes: a word ending in another has none
   std::vector<std::string> procedure_roots;          // word roots ("cholecyst")
   PhraseMatcher procedure_root_words{true};          // id: index into procedure_root_ids ("gallbladder")
   std::vector<std::vector<int>> procedure_root_ids;  // a root word -> the roots it names

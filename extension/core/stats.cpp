@@ -102,8 +102,8 @@ struct SuiteMemo {
 };
 
 SuiteMemo& Memo() {
-  static SuiteMemo* memo = new SuiteMemo;  // never destroyed: threads may still use it at exit
-  return *memo;
+  static SuiteMemo memo;  // destroyed with the module (an extension unloaded, a process ending)
+  return memo;
 }
 
 template <class T>

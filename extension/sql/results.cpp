@@ -547,19 +547,20 @@ void ScribeRegrade(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     };
     filling->todo.reserve(static_cast<std::size_t>(batch));
     for (std::string& id : ids) {
-      sqlite3_reset(note.get());
       BindText(note.get(), 1, id);
-      int rc = sqlite3_step(note.get());
+      const int rc = sqlite3_step(note.get());
+      const bool known = rc == SQLITE_ROW && sqlite3_column_int(note.get(), 2);
+      std::string script_id = known ? ColumnText(note.get(), 0) : "", text = known ? ColumnText(note.get(), 1) : "";
+      const std::string error = rc == SQLITE_ROW || rc == SQLITE_DONE ? "" : sqlite3_errmsg(db);
+      sqlite3_reset(note.get());  // each note its own short read: none is open while a batch is stored
       if (rc == SQLITE_DONE) continue;  // deleted since the ids were read
-      if (rc != SQLITE_ROW) throw SqlError(rc, sqlite3_errmsg(db));
-      if (!sqlite3_column_int(note.get(), 2)) { ++unknown; continue; }
-      Todo t{std::move(id), ColumnText(note.get(), 1), "", nullptr, ""};
-      t.trial = conn.Trial(db, ColumnText(note.get(), 0), t.hash);
-      sqlite3_reset(note.get());  // ends this read before the batch is stored
+      if (rc != SQLITE_ROW) throw SqlError(rc, error);
+      if (!known) { ++unknown; continue; }
+      Todo t{std::move(id), std::move(text), "", nullptr, ""};
+      t.trial = conn.Trial(db, script_id, t.hash);
       filling->todo.push_back(std::move(t));
       if (filling->todo.size() >= static_cast<std::size_t>(batch)) advance();
     }
-    sqlite3_reset(note.get());
     advance();  // the last partial batch to the graders, and the one before it stored
     if (started) {
       finish_grading(*grading);

@@ -9,13 +9,6 @@
 // instrumentation on only around those grades, offline, as grade_submission stores them
 // (GradeText); with TRIAL_PREFIX, only the trials whose id starts with it. Prints the number of grades and the bytes of results written. Outside valgrind
 // it times the same rounds (wall clock, one core).
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#else  // valgrind is not installed (scripts/lib.sh builds this as PGO's training run): time only
-#define CALLGRIND_START_INSTRUMENTATION
-#define CALLGRIND_STOP_INSTRUMENTATION
-#endif
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "callgrind_marks.h"
 #include "grade.h"
 #include "trial.h"
 #include "validator.h"

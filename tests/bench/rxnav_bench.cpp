@@ -21,12 +21,12 @@
 //     --benchmark_filter='^warm_cache$' --benchmark_min_time=1      # then: I refs / grades
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
-#include <valgrind/callgrind.h>
 
 #include <cstdlib>
 #include <memory>
 #include <string>
 
+#include "callgrind_marks.h"
 #include "fake_upstream.h"
 #include "rxnav.h"
 

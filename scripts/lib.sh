@@ -55,8 +55,8 @@ scribe_install_packages() {
 # With profile-guided optimization (GCC; SCRIBE_PGO=0 builds without): $1/pgo/train is built
 # instrumented, only as far as tests/bench/grade_profile, which grades every fixture note three
 # times (a few seconds; again only when that program was rebuilt) and writes $1/pgo/profile;
-# then $1 is built optimized with that profile (CMakeLists.txt, SCRIBE_PGO). Grading takes about
-# 12 % fewer instructions so (README, "Benchmarks"); the first build takes about three minutes
+# then $1 is built optimized with that profile (CMakeLists.txt, SCRIBE_PGO). Grading takes 9–12 %
+# fewer instructions so (README, "Benchmarks"); the first build takes about three minutes
 # longer.
 scribe_build() {
   local dir=${1:-build}

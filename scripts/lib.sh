@@ -23,6 +23,11 @@ SCRIBE_PACKAGES=(build-essential cmake g++ pkg-config libsqlite3-dev sqlite3 lib
 # scripts/serve does not install them; scripts/test does, for the audio/determinism test.
 SCRIBE_AUDIO_PACKAGES=(flite sox opus-tools)
 
+# Debian 12 packages the replicated store needs (cluster/store, docs/scale-out.md): Go, the
+# dqlite library and its Go client. Only scripts/test-cluster installs them; the single-machine
+# server does not use them.
+SCRIBE_CLUSTER_PACKAGES=(golang-go golang-github-canonical-go-dqlite-dev libdqlite-dev)
+
 scribe_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 
 # The packages of "$@" (default SCRIBE_PACKAGES) that are not installed.
@@ -90,6 +95,18 @@ scribe_build() {
   fi
   rm -f "$log"
   return "$status"
+}
+
+# Builds the store node, $1/cluster/scribe-store (default build/), from cluster/store with the
+# Go toolchain and the go-dqlite client Debian packages: GOPATH mode over /usr/share/gocode, so
+# nothing is fetched. dqlite's cgo flags ask for -Wl,-z,now, which Go allows only when told.
+scribe_build_store() {
+  local dir=${1:-build}
+  [[ $dir == /* ]] || dir=$SCRIBE_REPO/$dir
+  scribe_log "building the store node into $dir/cluster"
+  mkdir -p "$dir/cluster" &&
+    (cd "$SCRIBE_REPO" && GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOCACHE="$dir/cluster/go-cache" \
+      CGO_LDFLAGS_ALLOW='-Wl,-z,now' go build -o "$dir/cluster/scribe-store" ./cluster/store)
 }
 
 # Ends every process of process group $1 (TERM, then KILL after 2 s). No-op when it is empty.

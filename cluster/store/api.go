@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand"
 	"net"
 	"net/http"
 	"strings"
@@ -75,18 +76,39 @@ func (s *server) exec(w http.ResponseWriter, r *http.Request) {
 		}
 		return 0, nil
 	}
+	// The leader runs one write transaction at a time and answers another connection's write
+	// with SQLITE_BUSY at once (dqlite has no busy timeout): such a transaction committed nothing,
+	// so it is rolled back and run again, with a short randomized wait, until the deadline.
+	// This node's own transactions take turns (txTurn) so that they do not collide with each
+	// other; other nodes' still can.
 	var failed int
 	var err error
-	if len(req.Statements) == 1 {
-		failed, err = run(s.db) // one statement is its own transaction: one round trip
-	} else {
-		var tx *sql.Tx
-		if tx, err = s.db.BeginTx(ctx, nil); err == nil {
-			if failed, err = run(tx); err != nil {
-				tx.Rollback()
-			} else if err = tx.Commit(); err != nil {
-				failed = -1
+	for attempt := 0; ; attempt++ {
+		if len(req.Statements) == 1 {
+			failed, err = run(s.db) // one statement is its own transaction: one round trip
+		} else {
+			s.txTurn.Lock()
+			var tx *sql.Tx
+			if tx, err = s.db.BeginTx(ctx, nil); err == nil {
+				if failed, err = run(tx); err != nil {
+					tx.Rollback()
+				} else if err = tx.Commit(); err != nil {
+					if busy(err) {
+						tx.Rollback()
+					} else {
+						failed = -1
+					}
+				}
 			}
+			s.txTurn.Unlock()
+		}
+		if err == nil || !busy(err) || ctx.Err() != nil {
+			break
+		}
+		wait := time.Duration(1+rand.Intn(1<<min(attempt, 5))) * time.Millisecond
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
 		}
 	}
 	if err != nil {
@@ -177,6 +199,10 @@ func (s *server) sqlError(w http.ResponseWriter, err error, statement int) {
 	var dqliteErr driver.Error
 	var netErr net.Error
 	switch {
+	case busy(err):
+		// retried until the deadline (exec): nothing of the request was stored
+		w.Header().Set("Retry-After", "1")
+		fail(w, http.StatusServiceUnavailable, "busy", "%sthe store is busy with other writes (%v); nothing was stored: retry", where, err)
 	case errors.As(err, &dqliteErr) && dqliteErr.Code&0xff == 19: // SQLITE_CONSTRAINT and its extended codes
 		fail(w, http.StatusConflict, "constraint", "%s%s", where, dqliteErr.Message)
 	case errors.As(err, &dqliteErr) && (dqliteErr.Code == 1 || dqliteErr.Code&0xff == 20 || dqliteErr.Code&0xff == 25 || dqliteErr.Code&0xff == 18):
@@ -190,6 +216,19 @@ func (s *server) sqlError(w http.ResponseWriter, err error, statement int) {
 		s.logger.Printf("unavailable (unclassified): %s%v", where, err)
 		fail(w, http.StatusServiceUnavailable, "unavailable", "%s%v; the outcome of a write is unknown: retry it with the same id", where, err)
 	}
+}
+
+// busy tells whether err is SQLITE_BUSY or SQLITE_LOCKED: the statement did not run.
+func busy(err error) bool {
+	var dqliteErr driver.Error
+	return errors.As(err, &dqliteErr) && (dqliteErr.Code&0xff == 5 || dqliteErr.Code&0xff == 6)
+}
+
+func min(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
 }
 
 // status names this node, the leader and the members with their roles, as the leader knows them.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -30,6 +31,7 @@ type server struct {
 	timeout time.Duration
 	maxBody int64
 	logger  *log.Logger
+	txTurn  sync.Mutex // this node's multi-statement transactions, one at a time (api.go, exec)
 }
 
 func serve(args []string) error {

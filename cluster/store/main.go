@@ -9,6 +9,10 @@
 //	scribe-store serve -dir D -raft 127.0.0.1:9001 [-join A,B] -http 127.0.0.1:9101 -extension build/scribe.so
 //	scribe-store migrate -cluster A,B,C -schema sql/schema.sql
 //	scribe-store sql -cluster A,B,C [-file F] "statement"
+//	scribe-store members -cluster A,B,C
+//	scribe-store remove -cluster A,B,C -address D
+//	scribe-store backup -cluster A,B,C -out FILE
+//	scribe-store recover -dir D -keep A[,B]        (a stopped node, when a majority is lost for good)
 //
 // The API (JSON in and out; see api.go):
 //
@@ -23,7 +27,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintf(os.Stderr, "usage: scribe-store serve|migrate|sql [flags] (scribe-store <command> -h for the flags)\n")
+	fmt.Fprintf(os.Stderr, "usage: scribe-store serve|migrate|sql|members|remove|backup|recover [flags] (scribe-store <command> -h for the flags)\n")
 	os.Exit(2)
 }
 
@@ -39,6 +43,14 @@ func main() {
 		err = migrate(os.Args[2:])
 	case "sql":
 		err = runSQL(os.Args[2:])
+	case "members":
+		err = members(os.Args[2:])
+	case "remove":
+		err = remove(os.Args[2:])
+	case "backup":
+		err = backup(os.Args[2:])
+	case "recover":
+		err = recoverQuorum(os.Args[2:])
 	default:
 		usage()
 	}

@@ -3,24 +3,19 @@
 
     python3 tests/cluster/test_store.py -v      (scripts/test-cluster builds and runs it)
 
-In order: the API's answers to bad input; schema and corpus published as plain SQL; 400 real
-graded submissions at 8-way concurrency while the leader is killed with SIGKILL (every
-acknowledged id reads back, once, with its note); two voters of three down (writes and reads
-answer 503 "unavailable", nothing stalls; the quorum back, writes resume); every node stopped
-and started again with the data intact. Every wait is bounded; every process is stopped at the
-end, also on failure.
+In order: the API's answers to bad input; schema and corpus published as plain SQL; 8 clients'
+concurrent transactions all committing (the leader's SQLITE_BUSY retried); 400 real graded
+submissions at 8-way concurrency while the leader is killed with SIGKILL (every acknowledged id
+reads back, once, with its note); two voters of three down (writes and reads answer 503
+"unavailable", nothing stalls; the quorum back, writes resume); every node stopped and started
+again with the data intact; a majority lost for good, recovered offline on the survivor
+(scribe-store recover), two new voters joined, backups before and after equal. Every wait is
+bounded; every process is stopped at the end, also on failure.
 """
 
 import hashlib
-import http.client
-import json
 import os
-import re
-import secrets
 import shutil
-import signal
-import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -28,120 +23,7 @@ import threading
 import time
 import unittest
 
-REPO = os.environ.get("SCRIBE_REPO") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BUILD_DIR = os.environ.get("SCRIBE_BUILD_DIR") or os.path.join(REPO, "build")
-STORE = os.path.join(BUILD_DIR, "cluster", "scribe-store")
-EXTENSION = os.path.join(BUILD_DIR, "scribe.so")
-HOSTS = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
-REQUEST_TIMEOUT = 3  # the store's -timeout, seconds
-
-
-def free_port(host):
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
-
-def wait_for(what, predicate, limit=60.0, every=0.1):
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"gave up after {limit:.0f} s waiting for {what}")
-
-
-class Node:
-    def __init__(self, index, root):
-        self.index = index
-        self.host = HOSTS[index]
-        self.dir = os.path.join(root, f"node{index + 1}")
-        self.raft = f"{self.host}:{free_port(self.host)}"
-        self.http = (self.host, free_port(self.host))
-        self.log = os.path.join(root, f"node{index + 1}.log")
-        self.proc = None
-
-    def start(self, join=None, allow=None):
-        args = [STORE, "serve", "-dir", self.dir, "-raft", self.raft, "-http", f"{self.http[0]}:{self.http[1]}",
-                "-extension", EXTENSION, "-roles-every", "1s", "-timeout", f"{REQUEST_TIMEOUT}s"]
-        if join:
-            args += ["-join", join]
-        if allow:
-            args += ["-allow", allow]
-        with open(self.log, "a") as log:
-            self.proc = subprocess.Popen(args, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def kill(self, sig=signal.SIGKILL):
-        self.proc.send_signal(sig)
-        self.proc.wait(timeout=20)
-
-    def request(self, method, path, body=None, source=None, timeout=REQUEST_TIMEOUT + 7):
-        conn = http.client.HTTPConnection(*self.http, timeout=timeout,
-                                          source_address=(source, 0) if source else None)
-        try:
-            data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
-            conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
-            reply = conn.getresponse()
-            return reply.status, json.loads(reply.read() or b"null")
-        finally:
-            conn.close()
-
-    def query(self, sql, **params):
-        status, body = self.request("POST", "/v1/query", {"sql": sql, "params": params})
-        assert status == 200, (status, body)
-        return body["rows"]
-
-
-_graded = []
-
-
-def graded_submissions(count):
-    """`count` submissions whose results the real grader made: each of ten fixture trials'
-    reference note graded offline (the sqlite3 shell with the extension, in a scratch database),
-    under vendor names that include hostile ones. Every submission has a new id."""
-    if not _graded:
-        scratch = tempfile.mkdtemp()
-        try:
-            path = os.path.join(scratch, "grade.db")
-            db = sqlite3.connect(path)
-            db.execute("CREATE TABLE cluster_test_notes (trial TEXT, note TEXT)")
-            notes_dir = os.path.join(REPO, "tests", "fixtures", "notes")
-            for trial in sorted(os.listdir(notes_dir))[:10]:
-                with open(os.path.join(notes_dir, trial, "reference.txt"), encoding="utf-8") as f:
-                    db.execute("INSERT INTO cluster_test_notes VALUES (?, ?)", (trial, f.read()))
-            db.commit()
-            db.close()
-            env = dict(os.environ, SCRIBE_OFFLINE="1")
-            shell = ["sqlite3", "-bail", path, f".load {EXTENSION}"]
-            subprocess.run(shell + ["select scribe_load_corpus('corpus/scripts')"], cwd=REPO, env=env, check=True,
-                           capture_output=True, timeout=120)
-            out = subprocess.run(shell + [".mode json", "select trial, note, grade_submission(trial, note) AS result "
-                                          "from cluster_test_notes order by trial"],
-                                 cwd=REPO, env=env, check=True, capture_output=True, text=True, timeout=120)
-            _graded.extend((r["trial"], r["note"], r["result"]) for r in json.loads(out.stdout))
-        finally:
-            shutil.rmtree(scratch)
-    graded = _graded
-    vendors = ["Acme Scribe", "Careful Notes", "<script>alert(1)</script>", "Robert'); DROP TABLE submissions;--",
-               "<svg onload=alert(1)>", "../../etc/passwd", "ＡＣＭＥ Ｗｉｄｅ", "Plain Vendor"]
-    out = []
-    for k in range(count):
-        trial, note, result = graded[k % len(graded)]
-        out.append({"id": secrets.token_hex(8), "vendor": vendors[k % len(vendors)], "scribe_output": note,
-                    "result": result, "trial": trial})
-    return out
-
-
-def submit_sql():
-    with open(os.path.join(REPO, "sql", "endpoints", "submit.sql"), encoding="utf-8") as f:
-        text = f.read()
-    # dqlite replicates a write only through an exec request, which returns no rows: the row is
-    # read back with a query instead of RETURNING.
-    return re.sub(r"\s*RETURNING[^;]*;\s*$", ";", text)
+from cluster import (EXTENSION, REPO, STORE, Node, graded_submissions, submit_sql, wait_for)
 
 
 class StoreCluster(unittest.TestCase):
@@ -463,6 +345,45 @@ class StoreCluster(unittest.TestCase):
         self.wait_voters(3)
         self.check_stored(self.stored)
         self.assertEqual(self.live().query("SELECT count(*) FROM trials"), [[40]])
+
+    def test_7_a_lost_majority_is_recovered_and_the_cluster_rebuilt(self):
+        """Two voters gone for good (killed, their directories deleted): the survivor alone has
+        no quorum, so its configuration is rewritten offline (scribe-store recover), it serves
+        again alone, two new nodes join it and become voters, and nothing acknowledged is lost.
+        A backup taken before and one taken after hold the same submissions."""
+        cluster = ",".join(n.raft for n in self.nodes)
+        before = os.path.join(self.root, "before.db")
+        out = subprocess.run([STORE, "backup", "-cluster", cluster, "-out", before], capture_output=True, text=True,
+                             timeout=60)
+        self.assertEqual((out.returncode, out.stdout, out.stderr), (0, f"wrote {before}\n", ""))
+        survivor, lost = self.nodes[0], self.nodes[1:]
+        for node in lost:
+            node.kill()
+            shutil.rmtree(node.dir)
+        status, reply = survivor.request("POST", "/v1/query", {"sql": "SELECT count(*) FROM submissions"})
+        self.assertEqual((status, reply["code"]), (503, "unavailable"))
+        survivor.proc.terminate()
+        self.assertEqual(survivor.proc.wait(timeout=30), 0)
+        out = subprocess.run([STORE, "recover", "-dir", survivor.dir, "-keep", survivor.raft], capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual((out.returncode, out.stdout), (0, f"configuration of {survivor.dir}: 1 voter(s)\n"), out.stderr)
+        survivor.start()
+        self.wait_voters(1)
+        self.check_stored(self.stored)
+        for node in lost:  # new members at the old addresses, with empty directories
+            node.start(join=survivor.raft)
+        self.wait_voters(3)
+        listing = subprocess.run([STORE, "members", "-cluster", cluster], capture_output=True, text=True, timeout=60)
+        self.assertEqual(sorted(line.split("\t")[1:3] for line in listing.stdout.splitlines()),
+                         sorted([n.raft, "voter"] for n in self.nodes))
+        self.check_stored(self.stored)
+        after = os.path.join(self.root, "after.db")
+        subprocess.run([STORE, "backup", "-cluster", cluster, "-out", after], check=True, capture_output=True, timeout=60)
+        dump = "SELECT group_concat(id || ':' || note_sha256, ',') FROM (SELECT * FROM submissions ORDER BY id)"
+        rows = [subprocess.run(["sqlite3", path, dump], capture_output=True, text=True, check=True).stdout
+                for path in (before, after)]
+        self.assertEqual(rows[0], rows[1])
+        self.assertEqual(rows[0].count(":"), len(self.stored))
 
 
 if __name__ == "__main__":

@@ -143,6 +143,9 @@ Response Api::Handle(const Request& request) {
 }
 
 const Response* Api::Cached(const std::string& key) {
+  // Cluster mode: the record changes on the store, which this file's data_version does not see;
+  // the edge's cache (at most 1 s, X-Accel-Expires) is the only one.
+  if (db_.store()) return nullptr;
   std::int64_t version = db_.DataVersion();
   if (version != cache_version_) {
     cache_.clear();
@@ -153,6 +156,10 @@ const Response* Api::Cached(const std::string& key) {
 }
 
 const Response& Api::Remember(const std::string& key, Response response) {
+  if (db_.store()) {
+    uncached_ = std::move(response);
+    return uncached_;
+  }
   if (cache_.size() >= kMaxCachedAnswers) cache_.clear();
   return cache_.insert_or_assign(key, std::move(response)).first->second;
 }
@@ -239,6 +246,17 @@ Response Api::Submit(const Request& request) {
   StoreOutcome out = options_.committer->Store(
       PendingSubmission{s.vendor, s.scribe_output, result, [this, &request] { return Abandoned(request); }});
   if (out.status == StoreOutcome::kAbandoned) return NotDone(out.why);
+  if (out.status == StoreOutcome::kUnknown) {
+    // Cluster mode: no store node confirmed or denied the commit in time. Say so, with the id
+    // it would have: a GET of it tells the client whether to submit again.
+    std::fprintf(stderr, "scribe-fcgi[%d]: submission %s unconfirmed: %s\n", static_cast<int>(getpid()), out.id.c_str(),
+                 out.message.c_str());
+    Response r = JsonError(503, "store_unavailable",
+                           "the store of record did not confirm the submission; it may be stored as " + out.id +
+                               ": GET " + options_.mount_prefix + "/api/submissions/" + out.id + " tells");
+    r.headers.emplace_back("Retry-After", "1");
+    return r;
+  }
   if (out.status == StoreOutcome::kFailed) {
     if (!IsStorageError(out.code)) throw scribe::sql::SqlError(out.code, out.message);  // busy and the rest: the firewall's answer
     RecordStorageFailure(out.code);
@@ -260,6 +278,7 @@ Response Api::Submit(const Request& request) {
 Response Api::Claim(const std::string& vendor) {
   if (auto problem = VendorProblem(vendor)) return JsonError(422, "invalid_field", *problem);
   std::string key = "st_" + RandomHex(32);  // 256 bits; only its SHA-256 is stored
+  if (StoreClient* store = db_.store()) return ClaimOnStore(*store, vendor, key);
   try {
     WriteTransaction tx(db_);
     std::string name;
@@ -286,6 +305,35 @@ Response Api::Claim(const std::string& vendor) {
       return JsonError(507, "storage_full", "the database's disk is full; the claim was not stored");
     return JsonError(503, "storage_error", "the database could not be written; the claim was not stored");
   }
+}
+
+// Cluster mode: claim.sql without RETURNING on the store. No row changed is either a name claimed
+// before or this very claim, stored by an attempt whose answer was lost (the client tried the next
+// node): the stored key's digest tells which.
+Response Api::ClaimOnStore(StoreClient& store, const std::string& vendor, const std::string& key) {
+  const std::string digest = Sha256Hex(key);
+  StoreStatement claim = db_.StoreWrite("claim");
+  claim.params["vendor"] = vendor;
+  claim.params["key_sha256"] = digest;
+  StoreAnswer a = store.Exec({claim});
+  if (a.kind == StoreAnswer::kUnavailable || a.kind == StoreAnswer::kBusy) {
+    std::fprintf(stderr, "scribe-fcgi[%d]: claim not stored: %s\n", static_cast<int>(getpid()), a.message.c_str());
+    return JsonError(503, "store_unavailable", "the store of record cannot be reached; the claim was not stored");
+  }
+  if (a.kind != StoreAnswer::kOk) throw std::runtime_error("the store refused a claim: " + a.message);
+  StoreAnswer row = store.Query({"SELECT name, key_sha256 FROM vendors WHERE vendor_key = scribe_vendor_key(:vendor)",
+                                 {{"vendor", vendor}}});
+  if (row.kind != StoreAnswer::kOk) throw StoreUnavailable(row.message);
+  const auto& rows = row.body["rows"];
+  if (rows.empty() || !rows[0][1].is_string() || !SameSecret(rows[0][1].get<std::string>(), digest))
+    return JsonError(409, "vendor_claimed", "vendor '" + vendor + "' is already claimed; its key was shown once, to whoever claimed it");
+  storage_->stored_at_ms = UnixMillis();
+  nlohmann::ordered_json body = {
+      {"vendor", rows[0][0].get<std::string>()},
+      {"key", key},
+      {"message", "keep this key: it is shown once and never stored. Submissions as this vendor now need "
+                  "the header Authorization: Bearer <key>."}};
+  return Json(201, body.dump());
 }
 
 Response Api::Vendor(const std::string& vendor, const std::string& query) {
@@ -328,6 +376,35 @@ std::optional<Response> Api::SealedAttempt(const Submission& s, const Request& r
     q.Bind(":script_id", s.script_id).Bind(":vendor", s.vendor).Bind(":client", request.remote_addr);
     if (!q.Step() || q.Int(0) == 0) return std::nullopt;  // public or unknown: nothing to count
   }
+  const std::string limit = std::to_string(options_.sealed_attempts);
+  const std::string rest = " times (dry runs included), the limit for this version of the trial: any score of a sealed "
+                           "trial tells something about its checklist";
+  if (StoreClient* store = db_.store()) {
+    // Cluster mode: taken in one statement on the store (sealed_attempt_take.sql); an attempt
+    // whose answer was lost counts, which errs on the side of the checklist.
+    StoreStatement take = db_.StoreWrite("sealed_attempt_take");
+    take.params["script_id"] = s.script_id;
+    take.params["vendor"] = s.vendor;
+    take.params["client"] = request.remote_addr;
+    take.params["dry_run"] = s.dry_run ? "1" : "0";
+    take.params["limit"] = options_.sealed_attempts;
+    StoreAnswer a = store->Exec({take});
+    if (a.kind == StoreAnswer::kUnavailable || a.kind == StoreAnswer::kBusy)
+      return JsonError(503, "store_unavailable", "the store of record cannot be reached; nothing was graded");
+    if (a.kind != StoreAnswer::kOk) throw std::runtime_error("the store refused a sealed attempt: " + a.message);
+    if (a.body["results"][0].value("rows_affected", 0) == 1) return std::nullopt;
+    StoreStatement counts = db_.StoreWrite("sealed_attempts");
+    counts.params["script_id"] = s.script_id;
+    counts.params["vendor"] = s.vendor;
+    counts.params["client"] = request.remote_addr;
+    StoreAnswer c = store->Query(counts);
+    if (c.kind != StoreAnswer::kOk) throw StoreUnavailable(c.message);
+    const auto& rows = c.body["rows"];
+    if (rows.empty() || rows[0][0] == 0) return std::nullopt;  // not sealed on the store: nothing to count
+    if (rows[0][1].get<std::int64_t>() >= options_.sealed_attempts)
+      return JsonError(429, "sealed_attempts_used", "vendor '" + s.vendor + "' has graded sealed trial '" + s.script_id + "' " + limit + rest);
+    return JsonError(429, "sealed_attempts_used", "this address has graded sealed trial '" + s.script_id + "' " + limit + rest);
+  }
   try {
     WriteTransaction tx(db_);  // sealed: count and record the attempt under the lock
     std::int64_t by_vendor = 0, by_client = 0;
@@ -339,9 +416,6 @@ std::optional<Response> Api::SealedAttempt(const Submission& s, const Request& r
       by_client = q.Int(2);
       q.Finish();
     }
-    const std::string limit = std::to_string(options_.sealed_attempts);
-    const std::string rest = " times (dry runs included), the limit for this version of the trial: any score of a sealed "
-                             "trial tells something about its checklist";
     if (by_vendor >= options_.sealed_attempts)
       return JsonError(429, "sealed_attempts_used", "vendor '" + s.vendor + "' has graded sealed trial '" + s.script_id + "' " + limit + rest);
     if (by_client >= options_.sealed_attempts)
@@ -455,6 +529,11 @@ Response ErrorResponse(std::exception_ptr error) noexcept {
       }
       if (primary == SQLITE_NOMEM) return JsonError(503, "overloaded", "out of memory; retry shortly");
       return JsonError(500, "internal_error", "internal error");
+    } catch (const StoreUnavailable& e) {
+      std::fprintf(stderr, "scribe-fcgi[%d]: store unavailable: %s\n", static_cast<int>(getpid()), e.what());
+      Response r = JsonError(503, "store_unavailable", "the store of record cannot be reached; retry shortly");
+      r.headers.emplace_back("Retry-After", "1");
+      return r;
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "scribe-fcgi[%d]: out of memory\n", static_cast<int>(getpid()));
       return JsonError(503, "overloaded", "out of memory; retry shortly");

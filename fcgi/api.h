@@ -70,6 +70,7 @@ class Api {
   Response Script(const std::string& id);
   Response Submit(const Request& request);
   Response Claim(const std::string& vendor);
+  Response ClaimOnStore(StoreClient& store, const std::string& vendor, const std::string& key);
   Response Vendor(const std::string& vendor, const std::string& query);
   Response VendorTrials(const std::string& vendor);
   // 403 when `vendor` is claimed and the request does not carry its key; nullopt when it may
@@ -99,9 +100,11 @@ class Api {
   StorageHealth* storage_;
   std::int64_t cache_version_ = -1;
   std::map<std::string, Response> cache_;
+  Response uncached_;  // cluster mode: Remember's answer, kept for the caller only
 };
 
 // The firewall's answer for an exception escaping Handle: SQLITE_BUSY/LOCKED → 503 "busy",
+// StoreUnavailable (cluster mode: no store node answered a read) → 503 "store_unavailable",
 // SQLITE_NOMEM and bad_alloc → 503 "overloaded", anything else → 500 "internal_error" (the
 // detail goes to the log, not to the client). Never throws. (A submission whose commit fails
 // for want of storage is answered by Submit itself: 507 "storage_full", 503 "storage_error".)

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <time.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <stdexcept>
@@ -12,7 +13,9 @@
 #include "compact_json.h"
 #include "hash.h"
 #include "http.h"
+#include "embedded.h"
 #include "sqlite_util.h"
+#include "text.h"
 #include "vendor.h"
 
 namespace scribe::http {
@@ -81,6 +84,32 @@ StoreOutcome Failed(int code, std::string message) {
   return o;
 }
 
+StoreOutcome Unknown(std::string id, std::string message) {
+  StoreOutcome o;
+  o.status = StoreOutcome::kUnknown;
+  o.id = std::move(id);
+  o.message = std::move(message);
+  return o;
+}
+
+}  // namespace
+
+const std::vector<StoreStatement>& StoreRefreshStatements() {
+  static const std::vector<StoreStatement> list = [] {
+    std::string text;
+    for (std::string_view line : Split(embedded_file("sql/store/refresh_standings.sql"), '\n'))
+      if (!Trim(line).starts_with("--")) (text += line) += '\n';
+    std::vector<StoreStatement> out;
+    for (std::string_view part : Split(text, ';'))
+      if (!Trim(part).empty()) out.push_back(StoreStatement{std::string(Trim(part))});
+    if (out.empty()) throw std::logic_error("sql/store/refresh_standings.sql is not embedded");
+    return out;
+  }();
+  return list;
+}
+
+namespace {
+
 StoreOutcome Abandoned(std::string why) {
   StoreOutcome o;
   o.status = StoreOutcome::kAbandoned;
@@ -117,8 +146,9 @@ std::optional<std::string> StoredResultText(std::string_view grade, std::span<co
   return out;
 }
 
-Committer::Committer(const std::string& db_path, const std::string& synchronous, std::size_t max_batch)
-    : db_(db_path, synchronous, /*prepare_all=*/false), max_batch_(max_batch < 1 ? 1 : max_batch), writer_([this] { Run(); }) {}
+Committer::Committer(const std::string& db_path, const std::string& synchronous, std::size_t max_batch,
+                     const std::vector<std::string>& store_urls)
+    : db_(db_path, synchronous, /*prepare_all=*/false, store_urls), max_batch_(max_batch < 1 ? 1 : max_batch), writer_([this] { Run(); }) {}
 
 Committer::~Committer() {
   {
@@ -231,6 +261,7 @@ void Committer::StoreOne(Item& item) {
 }
 
 void Committer::WriteBatch(std::deque<Item*>& batch) {
+  if (db_.store()) return WriteBatchOnStore(batch);
   try {
     WriteTransaction tx(db_);  // BEGIN IMMEDIATE: waits for other processes' writers
     bool any = false;
@@ -260,6 +291,154 @@ void Committer::WriteBatch(std::deque<Item*>& batch) {
     for (Item* item : batch) {
       if (item->outcome.status == StoreOutcome::kAbandoned) continue;
       item->outcome = Failed(SQLITE_INTERNAL, e.what());
+    }
+  }
+}
+
+}  // namespace scribe::http
+
+namespace scribe::http {
+
+void Committer::PrepareForStore(Item& item) {
+  item.id = RandomSubmissionId();
+  item.created_at = CreatedAtNow();
+  std::optional<std::vector<sql::SqlValue>> columns;
+  item.stored_result.reset();
+  if (item.compact) {
+    item.stored_result = StoredResultText(item.submission.result, item.members, item.id, item.submission.vendor, item.created_at);
+    columns = sql::ResultColumns(item.members, kSubmitColumns);
+  }
+  StoreStatement& st = item.insert = db_.StoreWrite("submit");
+  st.params["id"] = item.id;
+  st.params["vendor"] = item.submission.vendor;
+  st.params["scribe_output"] = item.submission.scribe_output;
+  st.params["result"] = item.submission.result;
+  st.params["created_at"] = item.created_at;
+  st.params["vendor_key"] = item.vendor_key;
+  st.params["note_sha256"] = item.note_sha256;
+  if (item.stored_result) st.params["stored_result"] = *item.stored_result;
+  if (columns) {
+    st.params["columns_given"] = 1;
+    for (size_t k = 0; k < kSubmitColumns.size(); ++k) {
+      const sql::SqlValue& v = (*columns)[k];
+      nlohmann::json& p = st.params[std::string(kSubmitColumns[k])];
+      if (v.type == sql::SqlValue::kText) p = std::string(v.text);
+      else if (v.type == sql::SqlValue::kInteger) p = v.integer;
+    }
+  }
+}
+
+void Committer::StoredOnStore(Item& item) {
+  StoreOutcome& out = item.outcome;
+  if (!item.stored_result) {  // made by json_set on the store: read it back
+    StoreAnswer a = db_.store()->Query({"SELECT result FROM submissions WHERE id = :id", {{"id", item.id}}});
+    if (a.kind != StoreAnswer::kOk || a.body["rows"].empty()) {
+      out = Unknown(item.id, "stored, but its stored result could not be read back: " + a.message);
+      return;
+    }
+    item.stored_result = a.body["rows"][0][0].get<std::string>();
+  }
+  out.status = StoreOutcome::kStored;
+  out.id = item.id;
+  out.created_at = item.created_at;
+  out.stored = std::move(*item.stored_result);
+}
+
+std::vector<bool> Committer::HeldOnStore(const std::vector<Item*>& items, std::string& error) {
+  nlohmann::json ids = nlohmann::json::array();
+  for (const Item* item : items) ids.push_back(item->id);
+  StoreAnswer a = db_.store()->Query({"SELECT id, note_sha256 FROM submissions WHERE id IN (SELECT value FROM json_each(:ids))",
+                                      {{"ids", ids.dump()}}});
+  std::vector<bool> held(items.size(), false);
+  if (a.kind != StoreAnswer::kOk) {
+    error = a.message;
+    return held;
+  }
+  for (const auto& row : a.body["rows"])
+    for (size_t k = 0; k < items.size(); ++k)
+      if (row[0] == items[k]->id && row[1] == items[k]->note_sha256) held[k] = true;
+  return held;
+}
+
+void Committer::WriteBatchOnStore(std::deque<Item*>& batch) {
+  std::vector<Item*> live;
+  for (Item* item : batch) {
+    if (item->submission.abandoned) {
+      if (std::string why = item->submission.abandoned(); !why.empty()) {
+        item->outcome = Abandoned(std::move(why));
+        continue;
+      }
+    }
+    try {
+      PrepareForStore(*item);
+      live.push_back(item);
+    } catch (const std::exception& e) {
+      item->outcome = Failed(SQLITE_INTERNAL, e.what());
+    }
+  }
+  if (live.empty()) return;
+  std::vector<StoreStatement> statements;
+  statements.reserve(live.size() + StoreRefreshStatements().size());
+  for (Item* item : live) statements.push_back(item->insert);
+  statements.insert(statements.end(), StoreRefreshStatements().begin(), StoreRefreshStatements().end());
+  StoreAnswer a = db_.store()->Exec(statements);
+  if (a.kind == StoreAnswer::kConstraint && a.message.find("submissions.id") != std::string::npos) {
+    // The batch met rows with its own ids: an earlier attempt, whose answer was lost, committed
+    // it (the transaction is whole or nothing). Otherwise an id was drawn twice: one by one.
+    std::string error;
+    std::vector<bool> held = HeldOnStore(live, error);
+    if (std::all_of(held.begin(), held.end(), [](bool h) { return h; })) a.kind = StoreAnswer::kOk;
+  }
+  switch (a.kind) {
+    case StoreAnswer::kOk:
+      for (Item* item : live) StoredOnStore(*item);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++commits_;
+      }
+      return;
+    case StoreAnswer::kBusy:
+      for (Item* item : live) item->outcome = Failed(SQLITE_BUSY, a.message);
+      return;
+    case StoreAnswer::kUnavailable:
+      for (Item* item : live) item->outcome = Unknown(item->id, a.message);
+      return;
+    case StoreAnswer::kConstraint:
+    case StoreAnswer::kRejected:
+      for (Item* item : live) StoreOneOnStore(*item);
+      return;
+  }
+}
+
+void Committer::StoreOneOnStore(Item& item) {
+  for (int attempt = 0;; ++attempt) {
+    std::vector<StoreStatement> statements{item.insert};
+    statements.insert(statements.end(), StoreRefreshStatements().begin(), StoreRefreshStatements().end());
+    StoreAnswer a = db_.store()->Exec(statements);
+    if (a.kind == StoreAnswer::kConstraint && a.message.find("submissions.id") != std::string::npos) {
+      std::string error;
+      if (HeldOnStore({&item}, error)[0]) a.kind = StoreAnswer::kOk;  // stored by a lost attempt
+      else if (error.empty() && attempt == 0) {  // an id drawn twice (2^-64 per pair): another one
+        PrepareForStore(item);
+        continue;
+      }
+    }
+    switch (a.kind) {
+      case StoreAnswer::kOk:
+        StoredOnStore(item);
+        return;
+      case StoreAnswer::kBusy:
+        item.outcome = Failed(SQLITE_BUSY, a.message);
+        return;
+      case StoreAnswer::kUnavailable:
+        item.outcome = Unknown(item.id, a.message);
+        return;
+      case StoreAnswer::kConstraint:
+        item.outcome = Failed(SQLITE_CONSTRAINT, a.message);
+        return;
+      case StoreAnswer::kRejected:
+        item.outcome = Failed(SQLITE_ERROR, a.message);
+        return;
     }
   }
 }

@@ -45,13 +45,15 @@ struct PendingSubmission {
 };
 
 struct StoreOutcome {
-  enum Status { kStored, kAbandoned, kFailed };
+  // kUnknown (cluster mode): no store node confirmed or denied the commit before the deadline;
+  // the submission may be stored under `id`.
+  enum Status { kStored, kAbandoned, kFailed, kUnknown };
   Status status = kFailed;
-  std::string id;       // kStored: the submission id the writer drew
+  std::string id;       // kStored, kUnknown: the submission id the writer drew
   std::string stored;   // kStored: submit.sql's answer (the stored result; PublicResultText shows it)
   std::string why;      // kAbandoned: abandoned()'s reason
   int code = 0;         // kFailed: SQLite extended result code
-  std::string message;  // kFailed: SQLite's message
+  std::string message;  // kFailed: SQLite's message; kUnknown: what the store client saw
   std::string created_at;  // kStored: the row's created_at, as in the stored result
 };
 
@@ -73,11 +75,23 @@ std::optional<std::string> StoredResultText(std::string_view grade, std::string_
 std::optional<std::string> StoredResultText(std::string_view grade, std::span<const JsonMember> members,
                                             std::string_view id, std::string_view vendor, std::string_view created_at);
 
+// sql/store/refresh_standings.sql as its statements: scribe_refresh_standings() in plain SQL, for
+// the replicated store (whose connections cannot run the extension's writing functions).
+const std::vector<StoreStatement>& StoreRefreshStatements();
+
 class Committer {
  public:
   // Opens its own connections to `db_path` (database.h) and starts the writer thread. Throws
   // std::runtime_error like Database.
-  Committer(const std::string& db_path, const std::string& synchronous, std::size_t max_batch = 256);
+  //
+  // With `store_urls` (cluster mode, store_client.h) the batch goes to the replicated store as one
+  // transaction of /v1/exec, the standings refresh in it as plain SQL (sql/store); the answer
+  // comes after a quorum of voters has the commit. An answer lost on the way (a leader gone) is
+  // repeated with the same ids on the next node, and the batch's own rows found there mean the
+  // first attempt committed. A constraint or a rejected statement stores the batch one by one,
+  // so that it fails its own submission only.
+  Committer(const std::string& db_path, const std::string& synchronous, std::size_t max_batch = 256,
+            const std::vector<std::string>& store_urls = {});
   Committer(const Committer&) = delete;
   Committer& operator=(const Committer&) = delete;
   // Stores what is still queued, then stops the writer thread.
@@ -104,10 +118,22 @@ class Committer {
     // The row's vendor_key and note_sha256, also made on the request thread (Store): submit.sql
     // would otherwise fold the name and hash the note on the writer.
     std::string vendor_key, note_sha256;
+    // Cluster mode: the row's id and created_at, the insert as sent, and the stored result when
+    // it was made here (else read back after the commit).
+    std::string id, created_at;
+    std::optional<std::string> stored_result;
+    StoreStatement insert;
   };
   void Run();
   void WriteBatch(std::deque<Item*>& batch);
   void StoreOne(Item& item);
+  // Cluster mode (the writer thread's store client): WriteBatch and StoreOne on the store.
+  void WriteBatchOnStore(std::deque<Item*>& batch);
+  void StoreOneOnStore(Item& item);
+  void PrepareForStore(Item& item);
+  void StoredOnStore(Item& item);
+  // The ids of `items` that the store holds with this very note (the digest of each).
+  std::vector<bool> HeldOnStore(const std::vector<Item*>& items, std::string& error);
 
   Database db_;
   std::size_t max_batch_;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "embedded.h"
@@ -115,7 +116,9 @@ int PrepareDatabase(const std::string& path, const std::string& corpus_dir, cons
 void Database::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 void Database::Finalizer::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 
-Database::Database(const std::string& path, const std::string& synchronous, bool prepare_all) {
+Database::Database(const std::string& path, const std::string& synchronous, bool prepare_all,
+                   const std::vector<std::string>& store_urls) {
+  if (!store_urls.empty()) store_ = std::make_unique<StoreClient>(store_urls);
   write_.reset(Open(path, /*writable=*/true));
   if (synchronous != "full" && synchronous != "normal")
     throw std::runtime_error("synchronous must be full or normal, not '" + synchronous + "'");
@@ -165,18 +168,58 @@ Database::~Database() {
   control_.clear();
 }
 
+bool Database::RunsOnStore(std::string_view endpoint) {
+  // The reads of the record. The corpus (scripts, script, methodology, health) and grading
+  // (grade, dry_run) stay on the grader's own file; the record's writes (submit, claim, sealed
+  // attempts, standings) go through the Committer and the Api's cluster paths.
+  static constexpr std::string_view kOnStore[] = {"submission", "leaderboard", "badge", "vendor",
+                                                  "vendor_trials", "vendor_key"};
+  for (std::string_view name : kOnStore)
+    if (name == endpoint) return true;
+  return false;
+}
+
 Query Database::Run(std::string_view endpoint) {
   Endpoint& e = Prepared(endpoint);
+  if (store_ && RunsOnStore(endpoint)) return Query(*store_, e.stmt.get());
   return Query(e.db, e.stmt.get());
 }
 
+StoreStatement Database::StoreWrite(std::string_view endpoint) {
+  Endpoint& e = Prepared(endpoint);
+  StoreStatement st;
+  st.sql = sqlite3_sql(e.stmt.get());
+  for (int i = 1, n = sqlite3_bind_parameter_count(e.stmt.get()); i <= n; ++i)
+    if (const char* name = sqlite3_bind_parameter_name(e.stmt.get(), i)) st.params[name + 1] = nullptr;
+  // the endpoint files end "RETURNING …;" on a line of its own
+  if (std::size_t at = st.sql.rfind("\nRETURNING "); at != std::string::npos) st.sql.resize(at + 1);
+  return st;
+}
+
+Query::Query(StoreClient& store, sqlite3_stmt* local) : remote_(std::make_unique<Remote>()) {
+  remote_->store = &store;
+  remote_->statement.sql = sqlite3_sql(local);
+  for (int i = 1, n = sqlite3_bind_parameter_count(local); i <= n; ++i)
+    if (const char* name = sqlite3_bind_parameter_name(local, i)) remote_->statement.params[name + 1] = nullptr;
+}
+
 Query::~Query() {
+  if (remote_) return;
   sqlite3_reset(stmt_);  // the result was checked by Step or Finish when it mattered
   sqlite3_clear_bindings(stmt_);
 }
 
 void Query::Finish() {
+  if (remote_) return;
   if (sqlite3_reset(stmt_) != SQLITE_OK) throw SqlError(sqlite3_extended_errcode(db_), sqlite3_errmsg(db_));
+}
+
+const nlohmann::json& Query::Cell(int column) const {
+  if (!remote_->ran || remote_->next == 0 || remote_->next > remote_->rows.size())
+    throw std::logic_error("no current row");
+  const nlohmann::json& row = remote_->rows[remote_->next - 1];
+  if (column < 0 || static_cast<std::size_t>(column) >= row.size()) throw std::logic_error("no such column");
+  return row[static_cast<std::size_t>(column)];
 }
 
 
@@ -217,24 +260,53 @@ void WriteTransaction::Commit() {
 }
 
 int Query::Index(const char* name) const {
+  if (remote_) {
+    if (name[0] != ':' || !remote_->statement.params.contains(name + 1))
+      throw std::logic_error(std::string("statement has no parameter ") + name);
+    return 1;
+  }
   int index = sqlite3_bind_parameter_index(stmt_, name);
   if (index == 0) throw std::logic_error(std::string("statement has no parameter ") + name);
   return index;
 }
 
 Query& Query::Bind(const char* name, std::string_view value) {
+  if (remote_) {
+    Index(name);
+    remote_->statement.params[name + 1] = std::string(value);
+    return *this;
+  }
   int rc = sqlite3_bind_text(stmt_, Index(name), value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) throw SqlError(rc, sqlite3_errmsg(db_));
   return *this;
 }
 
 Query& Query::Bind(const char* name, const sql::SqlValue& value) {
+  if (remote_) {
+    Index(name);
+    nlohmann::json& p = remote_->statement.params[name + 1];
+    if (value.type == sql::SqlValue::kText) p = std::string(value.text);
+    else if (value.type == sql::SqlValue::kInteger) p = value.integer;
+    else p = nullptr;
+    return *this;
+  }
   int rc = sql::BindValue(stmt_, Index(name), value);
   if (rc != SQLITE_OK) throw SqlError(rc, sqlite3_errmsg(db_));
   return *this;
 }
 
 bool Query::Step() {
+  if (remote_) {
+    if (!remote_->ran) {
+      StoreAnswer a = remote_->store->Query(remote_->statement);
+      if (a.kind == StoreAnswer::kUnavailable || a.kind == StoreAnswer::kBusy) throw StoreUnavailable(a.message);
+      if (a.kind != StoreAnswer::kOk) throw std::runtime_error("the store refused a read: " + a.message);
+      remote_->rows = std::move(a.body["rows"]);
+      if (!remote_->rows.is_array()) throw std::runtime_error("the store's answer has no rows");
+      remote_->ran = true;
+    }
+    return ++remote_->next <= remote_->rows.size();
+  }
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
@@ -243,13 +315,28 @@ bool Query::Step() {
 }
 
 std::string Query::Text(int column) const {
+  if (remote_) {
+    const nlohmann::json& v = Cell(column);
+    return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump();
+  }
   const unsigned char* t = sqlite3_column_text(stmt_, column);
   return t ? std::string(reinterpret_cast<const char*>(t), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)))
            : std::string();
 }
 
-std::int64_t Query::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
+std::int64_t Query::Int(int column) const {
+  if (remote_) {
+    const nlohmann::json& v = Cell(column);
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (v.is_number()) return static_cast<std::int64_t>(v.get<double>());
+    return v.is_string() ? std::strtoll(v.get<std::string>().c_str(), nullptr, 10) : 0;  // SQLite's conversion
+  }
+  return sqlite3_column_int64(stmt_, column);
+}
 
-bool Query::IsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+bool Query::IsNull(int column) const {
+  if (remote_) return Cell(column).is_null();
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
 
 }  // namespace scribe::http

@@ -18,8 +18,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "result_columns.h"
+#include "store_client.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -34,7 +36,8 @@ inline constexpr const char* kEndpointNames[] = {"health",      "scripts", "scri
                                                  "submit",      "dry_run", "submission", "leaderboard",
                                                  "badge",       "methodology", "claim",   "vendor_key",
                                                  "vendor",      "vendor_trials", "sealed_attempts",
-                                                 "sealed_attempt_add", "refresh_standings"};
+                                                 "sealed_attempt_add", "refresh_standings",
+                                                 "sealed_attempt_take"};
 
 // Opens `path` read-write, registers the scribe functions (migrating the schema) and, when
 // `corpus_dir` is not empty, loads that corpus. Used once by the supervisor before it forks.
@@ -47,9 +50,15 @@ bool IsStorageError(int code);
 
 // One statement in use: bound by parameter name, stepped, then reset and unbound when the Query
 // goes out of scope, so the statement is ready for the next request.
+//
+// In cluster mode a read of the record (Database::RunsOnStore) is a Query on the store: the
+// statement's text and its parameter names (from the local copy, prepared and checked as every
+// endpoint is) go to POST /v1/query when Step() is first called; an unbound parameter is NULL,
+// as it is locally. Step() throws StoreUnavailable when no store node answers.
 class Query {
  public:
   Query(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  Query(StoreClient& store, sqlite3_stmt* local);  // a read on the store; `local` names the parameters
   Query(const Query&) = delete;
   Query& operator=(const Query&) = delete;
   ~Query();
@@ -69,8 +78,17 @@ class Query {
 
  private:
   int Index(const char* name) const;  // the parameter's index; throws when there is none
-  sqlite3* db_;
-  sqlite3_stmt* stmt_;
+  struct Remote {
+    StoreClient* store;
+    StoreStatement statement;
+    nlohmann::json rows;  // the answer's rows, once run
+    std::size_t next = 0;
+    bool ran = false;
+  };
+  const nlohmann::json& Cell(int column) const;  // the current remote row's value
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+  std::unique_ptr<Remote> remote_;
 };
 
 class Database {
@@ -83,13 +101,26 @@ class Database {
   // With `prepare_all` false, each endpoint is prepared on its first Run() instead (the
   // request threads of a worker: the first thread's Database has checked every file already,
   // and a thread then compiles only the statements its requests use).
-  explicit Database(const std::string& path, const std::string& synchronous = "full", bool prepare_all = true);
+  //
+  // With `store_urls` (cluster mode, store_client.h) the reads of the record run on the store;
+  // the local file holds the corpus the grader grades against and its drug_cache.
+  explicit Database(const std::string& path, const std::string& synchronous = "full", bool prepare_all = true,
+                    const std::vector<std::string>& store_urls = {});
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
   ~Database();
 
   // The named endpoint statement, ready to bind. Throws std::logic_error for an unknown name.
   Query Run(std::string_view endpoint);
+
+  // Cluster mode: the store client of this connection set, else nullptr.
+  StoreClient* store() { return store_.get(); }
+  // True for an endpoint that reads the record and so runs on the store in cluster mode.
+  static bool RunsOnStore(std::string_view endpoint);
+  // Cluster mode: the endpoint's statement for the store, every parameter NULL until set, and
+  // without its closing RETURNING clause (dqlite's exec answers no rows; callers read back what
+  // they need). Throws std::logic_error for an unknown name.
+  StoreStatement StoreWrite(std::string_view endpoint);
 
   // Runs one statement without results on the write connection (BEGIN, SAVEPOINT, RELEASE,
   // COMMIT), prepared on first use and kept; throws SqlError with the extended result code.
@@ -113,6 +144,7 @@ class Database {
     std::unique_ptr<sqlite3_stmt, Finalizer> stmt;
     sqlite3* db;
   };
+  std::unique_ptr<StoreClient> store_;
   std::unique_ptr<sqlite3, Closer> read_;
   std::unique_ptr<sqlite3, Closer> write_;
   Endpoint& Prepared(std::string_view name);  // prepares the endpoint on first use; throws

@@ -37,6 +37,16 @@
 //                            WAL's lighter fsync, survives a killed process, not power loss
 //                            [SCRIBE_SYNCHRONOUS]
 //   --pid-file PATH          write the supervisor's pid here
+//   --store URL,URL,…        cluster mode (docs/scale-out.md): the replicated store's nodes
+//                            (http://HOST:PORT of each `scribe-store serve -http`); submissions,
+//                            grades, vendors and standings live there, and --db holds the corpus
+//                            this grader grades against [SCRIBE_STORE]
+//   --allow ADDRS            with a HOST:PORT socket: the addresses whose connections are
+//                            accepted, comma-separated (libfcgi's FCGI_WEB_SERVER_ADDRS;
+//                            default 127.0.0.1) [SCRIBE_FCGI_ALLOW]
+//
+// A --socket or --read-socket of the form HOST:PORT listens on TCP instead of a Unix socket (a
+// grader behind nginx on another machine); every other connection is refused by --allow.
 #include <fcgiapp.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -64,6 +74,7 @@ struct Options {
   std::string corpus_dir;
   std::string sealed_dir;
   std::string pid_file;
+  std::string allow;
   scribe::http::WorkerOptions worker;
   scribe::http::SupervisorOptions supervisor;
 };
@@ -93,7 +104,7 @@ const char* EnvOr(const char* name, const char* fallback) {
                "usage: scribe-fcgi --socket PATH [--read-socket PATH] [--db PATH] [--corpus DIR] [--workers N]\n"
                "                   [--read-workers N] [--submit-threads N] [--prefix PATH] [--request-timeout SECS]\n"
                "                   [--request-deadline SECS] [--memory-limit MB] [--synchronous full|normal]\n"
-               "                   [--pid-file PATH]\n",
+               "                   [--pid-file PATH] [--store URL,URL,...] [--allow ADDRS]\n",
                problem);
   std::exit(64);
 }
@@ -105,6 +116,15 @@ long Number(const char* flag, const char* text, long min, long max) {
   if (errno || !*text || *end || v < min || v > max)
     Usage((std::string(flag) + " needs a number from " + std::to_string(min) + " to " + std::to_string(max)).c_str());
   return v;
+}
+
+// "127.0.0.1:9301": a TCP address (libfcgi's form), not a socket path.
+bool IsTcp(const std::string& path) {
+  std::size_t colon = path.rfind(':');
+  if (colon == std::string::npos || colon + 1 == path.size() || path.find('/') != std::string::npos) return false;
+  for (std::size_t i = colon + 1; i < path.size(); ++i)
+    if (path[i] < '0' || path[i] > '9') return false;
+  return true;
 }
 
 Options ParseOptions(int argc, char** argv) {
@@ -120,6 +140,8 @@ Options ParseOptions(int argc, char** argv) {
   o.submit_threads = static_cast<int>(
       Number("SCRIBE_SUBMIT_THREADS", EnvOr("SCRIBE_SUBMIT_THREADS", "32"), 1, scribe::http::kMaxWorkerThreads));
   o.worker.deadline_ms = Number("SCRIBE_REQUEST_DEADLINE_S", EnvOr("SCRIBE_REQUEST_DEADLINE_S", "30"), 0, 86400) * 1000;
+  std::string store = EnvOr("SCRIBE_STORE", "");
+  o.allow = EnvOr("SCRIBE_FCGI_ALLOW", "127.0.0.1");
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") Usage("the FastCGI program of scribe-trials");
@@ -142,12 +164,21 @@ Options ParseOptions(int argc, char** argv) {
     else if (flag == "--memory-limit") o.supervisor.memory_limit_mb = static_cast<std::size_t>(Number("--memory-limit", value, 0, 1 << 20));
     else if (flag == "--pid-file") o.pid_file = value;
     else if (flag == "--synchronous") o.worker.synchronous = value;
+    else if (flag == "--store") store = value;
+    else if (flag == "--allow") o.allow = value;
     else Usage(("unknown option " + flag).c_str());
   }
   if (o.socket_path.empty()) Usage("--socket is required");
   if (o.worker.synchronous != "full" && o.worker.synchronous != "normal") Usage("--synchronous is full or normal");
-  if (o.socket_path.size() >= 100 || o.read_socket_path.size() >= 100)
+  if ((!IsTcp(o.socket_path) && o.socket_path.size() >= 100) || (!IsTcp(o.read_socket_path) && o.read_socket_path.size() >= 100))
     Usage("socket path is too long for a Unix socket");
+  if (!store.empty()) {
+    try {
+      o.worker.store_urls = scribe::http::ParseStoreUrls(store);
+    } catch (const std::invalid_argument& e) {
+      Usage(e.what());
+    }
+  }
   if (!o.read_socket_path.empty() && o.read_socket_path == o.socket_path)
     Usage("--read-socket must differ from --socket");
   o.worker.db_path = o.db_path;
@@ -156,8 +187,10 @@ Options ParseOptions(int argc, char** argv) {
 
 // Creates the Unix socket at `path` (mode 0600: only this user, which nginx runs as, may
 // connect), replacing a stale one; -1 with a message when it cannot.
+// A HOST:PORT path listens on TCP, accepting only the --allow addresses.
 int Listen(const std::string& path) {
-  unlink(path.c_str());  // a stale socket from a killed run
+  const bool tcp = IsTcp(path);
+  if (!tcp) unlink(path.c_str());  // a stale socket from a killed run
   mode_t old_mask = umask(0077);
   int fd = FCGX_OpenSocket(path.c_str(), 1024);
   umask(old_mask);
@@ -183,6 +216,13 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  // libfcgi checks a TCP connection's peer against this list (read by FCGX_Init)
+  setenv("FCGI_WEB_SERVER_ADDRS", o.allow.c_str(), 1);
+  if (!o.worker.store_urls.empty()) {
+    std::string list;
+    for (const std::string& u : o.worker.store_urls) list += (list.empty() ? "" : ", ") + u;
+    std::fprintf(stderr, "scribe-fcgi: cluster mode: the record is on the store at %s\n", list.c_str());
+  }
   if (FCGX_Init() != 0) {
     std::fprintf(stderr, "scribe-fcgi: FCGX_Init failed\n");
     return 1;
@@ -211,10 +251,10 @@ int main(int argc, char** argv) {
     return scribe::http::RunWorker(w, slot);
   });
   close(fd);
-  unlink(o.socket_path.c_str());
+  if (!IsTcp(o.socket_path)) unlink(o.socket_path.c_str());
   if (read_fd >= 0) {
     close(read_fd);
-    unlink(o.read_socket_path.c_str());
+    if (!IsTcp(o.read_socket_path)) unlink(o.read_socket_path.c_str());
   }
   if (!o.pid_file.empty()) unlink(o.pid_file.c_str());
   return status;

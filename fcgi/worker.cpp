@@ -169,11 +169,11 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
   std::unique_ptr<Committer> committer;
   std::vector<std::unique_ptr<Database>> dbs;
   try {
-    if (options.submits) committer = std::make_unique<Committer>(options.db_path, options.synchronous);
+    if (options.submits) committer = std::make_unique<Committer>(options.db_path, options.synchronous, 256, options.store_urls);
     // The first thread's connections prepare every endpoint (a broken file stops the worker
     // here); the others prepare what their requests use, when they first use it.
     for (int i = 0; i < threads; ++i)
-      dbs.push_back(std::make_unique<Database>(options.db_path, options.synchronous, /*prepare_all=*/i == 0));
+      dbs.push_back(std::make_unique<Database>(options.db_path, options.synchronous, /*prepare_all=*/i == 0, options.store_urls));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scribe-fcgi[%d]: %s\n", static_cast<int>(getpid()), e.what());
     return 2;

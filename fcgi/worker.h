@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "api.h"
 #include "supervisor.h"
@@ -19,6 +20,9 @@ struct WorkerOptions {
   int threads = 1;                         // request threads (1 … kMaxWorkerThreads)
   bool submits = true;                     // serves submissions: has the process's Committer
   StorageHealth* storage = nullptr;        // shared by every worker (main.cpp)
+  // Cluster mode: the replicated store's nodes (store_client.h); the record lives there and
+  // db_path holds the corpus this grader grades against. Empty: the record is db_path.
+  std::vector<std::string> store_urls;
 };
 
 // Serves requests on `threads` request threads until SIGTERM/SIGINT (each finishes its current

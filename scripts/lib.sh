@@ -150,7 +150,8 @@ scribe_end_stale_groups() {
 
 # Writes $1/nginx.conf from the template, with $1 as the run directory (pid, logs, temp files)
 # and $1/htdocs/scribe-trials linked to web/. Reads HOST, PORT, FCGI_SOCKET, FCGI_READ_SOCKET
-# (default: FCGI_SOCKET), FCGI_READ_TIMEOUT (seconds, default 60), SUBMIT_RATE (default 10r/s),
+# (default: FCGI_SOCKET) or, in cluster mode, FCGI_SUBMIT_SERVERS and FCGI_READ_SERVERS (upstream
+# "server HOST:PORT …;" lines; default one Unix socket each), FCGI_READ_TIMEOUT (seconds, default 60), SUBMIT_RATE (default 10r/s),
 # SUBMIT_BURST (default 20), SUBMIT_CONCURRENCY (default 2) and AUDIO_DIR (the recordings,
 # default corpus/audio) from the environment.
 scribe_render_nginx() {
@@ -158,13 +159,15 @@ scribe_render_nginx() {
   local AUDIO_DIR=${AUDIO_DIR:-$SCRIBE_REPO/corpus/audio}
   local SUBMIT_RATE=${SUBMIT_RATE:-10r/s} SUBMIT_BURST=${SUBMIT_BURST:-20} SUBMIT_CONCURRENCY=${SUBMIT_CONCURRENCY:-2}
   local FCGI_READ_SOCKET=${FCGI_READ_SOCKET:-$FCGI_SOCKET} FCGI_READ_TIMEOUT=${FCGI_READ_TIMEOUT:-60}
+  local FCGI_SUBMIT_SERVERS=${FCGI_SUBMIT_SERVERS:-"server unix:$FCGI_SOCKET;"}
+  local FCGI_READ_SERVERS=${FCGI_READ_SERVERS:-"server unix:$FCGI_READ_SOCKET;"}
   mkdir -p "$RUN_DIR/tmp" "$HTDOCS" || return 1
   ln -sfn "$SCRIBE_REPO/web" "$HTDOCS/scribe-trials" || return 1
   # As root, nginx would hand its workers to "nobody"; keep them as the invoking user.
   ((EUID == 0)) && NGINX_USER="user $(id -un) $(id -gn);"
   local conf var
   conf=$(<"$SCRIBE_REPO/nginx/nginx.conf.template") || return 1
-  for var in HOST PORT RUN_DIR HTDOCS AUDIO_DIR FCGI_SOCKET FCGI_READ_SOCKET FCGI_READ_TIMEOUT SUBMIT_RATE SUBMIT_BURST \
+  for var in HOST PORT RUN_DIR HTDOCS AUDIO_DIR FCGI_SUBMIT_SERVERS FCGI_READ_SERVERS FCGI_READ_TIMEOUT SUBMIT_RATE SUBMIT_BURST \
     SUBMIT_CONCURRENCY NGINX_USER NGINX_CONF_DIR; do
     conf=${conf//"\${$var}"/${!var}}
   done

@@ -50,6 +50,7 @@ size_t Write(char* data, size_t size, size_t nmemb, void* user) {
 struct HttpClient::Handle {
   std::unique_ptr<CURL, CurlEasyDeleter> curl;
   std::unique_ptr<curl_slist, CurlSlistDeleter> headers;
+  std::unique_ptr<curl_slist, CurlSlistDeleter> post_headers;  // and the body's type; no "Expect: 100-continue"
   char error[CURL_ERROR_SIZE] = {0};
 };
 
@@ -60,6 +61,10 @@ HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)), hand
   if (!c) return;  // Get() reports it
   curl_slist* h = curl_slist_append(nullptr, "Accept: application/json");
   handle_->headers.reset(h);
+  curl_slist* p = curl_slist_append(nullptr, "Accept: application/json");
+  if (p) p = curl_slist_append(p, "Content-Type: application/json");
+  if (p) p = curl_slist_append(p, "Expect:");
+  handle_->post_headers.reset(p);
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, handle_->headers.get());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM: safe in threads
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
@@ -79,7 +84,13 @@ HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)), hand
 
 HttpClient::~HttpClient() = default;
 
-HttpResult HttpClient::Get(const std::string& url, int64_t timeout_ms) {
+HttpResult HttpClient::Get(const std::string& url, int64_t timeout_ms) { return Perform(url, timeout_ms, nullptr); }
+
+HttpResult HttpClient::Post(const std::string& url, std::string_view json_body, int64_t timeout_ms) {
+  return Perform(url, timeout_ms, &json_body);
+}
+
+HttpResult HttpClient::Perform(const std::string& url, int64_t timeout_ms, const std::string_view* post_body) {
   HttpResult r;
   CURL* c = handle_->curl.get();
   if (!c) {
@@ -96,10 +107,21 @@ HttpResult HttpClient::Get(const std::string& url, int64_t timeout_ms) {
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connect_ms));
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(total_ms));
+  if (post_body) {
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, handle_->post_headers.get());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post_body->size()));
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, post_body->data());
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);  // a write is never re-sent elsewhere
+  }
   auto start = std::chrono::steady_clock::now();
   CURLcode rc = curl_easy_perform(c);
   r.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   curl_easy_setopt(c, CURLOPT_WRITEDATA, nullptr);
+  if (post_body) {  // back to GET for the next request
+    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, handle_->headers.get());
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+  }
   if (rc == CURLE_OK) {
     r.transport_ok = true;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.http_status);

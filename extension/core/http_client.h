@@ -1,4 +1,5 @@
-// http_client.h — a small blocking HTTP(S) GET client over libcurl, for live drug validation.
+// http_client.h — a small blocking HTTP(S) client over libcurl: GETs for live drug validation,
+// JSON POSTs for a grader's calls to the replicated store (fcgi/store_client.h).
 //
 //   HttpClient client({.connect_timeout_ms = 2000, .total_timeout_ms = 5000});
 //   HttpResult r = client.Get("https://rxnav.nlm.nih.gov/REST/version.json");
@@ -60,11 +61,14 @@ class HttpClient {
   // between 1 and options().total_timeout_ms shortens this request's whole-request (and
   // connect) timeout; 0 keeps the options'.
   HttpResult Get(const std::string& url, int64_t timeout_ms = 0);
+  // POSTs a JSON body (Content-Type: application/json), the same way; never follows a redirect.
+  HttpResult Post(const std::string& url, std::string_view json_body, int64_t timeout_ms = 0);
 
   const HttpOptions& options() const { return options_; }
 
  private:
   struct Handle;
+  HttpResult Perform(const std::string& url, int64_t timeout_ms, const std::string_view* post_body);
   HttpOptions options_;
   std::unique_ptr<Handle> handle_;
 };

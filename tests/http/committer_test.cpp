@@ -301,3 +301,78 @@ TEST_F(CommitterTest, StoredColumnsAreWhatJsonExtractReads) {
 
 }  // namespace
 }  // namespace scribe::http
+
+namespace scribe::http {
+namespace {
+
+// The standings refresh a grader runs on the replicated store (sql/store/refresh_standings.sql,
+// plain SQL) leaves what scribe_refresh_standings() leaves: two databases with the same rows, one
+// refreshed each way, compared table by table after a dirty refresh, a full one (another
+// version's standings in the table) and one with nothing to do.
+TEST(StoreRefreshStatements, DoWhatScribeRefreshStandingsDoes) {
+  const fs::path dir = fs::temp_directory_path() / ("scribe-refresh-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string a_path = (dir / "a.db").string(), b_path = (dir / "b.db").string();
+  ASSERT_EQ(PrepareDatabase(a_path, "tests/fixtures/corpus_suite"), 3);
+  ASSERT_EQ(PrepareDatabase(b_path, "tests/fixtures/corpus_suite"), 3);
+  Database a(a_path), b(b_path);
+  auto both = [&](const std::string& sql) {
+    a.ExecWrite(sql);
+    b.ExecWrite(sql);
+  };
+  auto refresh = [&] {
+    a.ExecWrite("SELECT scribe_refresh_standings()");
+    for (const StoreStatement& st : StoreRefreshStatements()) b.ExecWrite(st.sql);
+  };
+  auto dump = [](const std::string& path) {
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    std::string out;
+    for (const char* sql : {"SELECT * FROM standings ORDER BY vendor_key", "SELECT * FROM standings_dirty ORDER BY 1",
+                            "SELECT key, value FROM meta WHERE key = 'standings_for'"}) {
+      sqlite3_stmt* s = nullptr;
+      if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK) out += "(error)";
+      while (s && sqlite3_step(s) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(s); ++c) {
+          const unsigned char* t = sqlite3_column_text(s, c);
+          out += t ? reinterpret_cast<const char*>(t) : "NULL";
+          out += '|';
+        }
+        out += '\n';
+      }
+      sqlite3_finalize(s);
+      out += "--\n";
+    }
+    sqlite3_close(db);
+    return out;
+  };
+  both("INSERT INTO submissions (id, script_id, vendor, created_at, corpus_hash, grader_version, score_total, unsafe, "
+       "scribe_output, result) "
+       "WITH t(id, vendor, script, at, score, note) AS (VALUES "
+       "('e1', 'Eve', '01-sore-throat', '2026-11-01T00:00:00Z', 0.6, 'e one'), "
+       "('e2', 'Eve', '02-ankle-sprain', '2026-11-02T00:00:00Z', 0.8, 'e two'), "
+       "('e3', 'Eve', '02-ankle-sprain', '2026-11-03T00:00:00Z', 1.0, 'e three'), "
+       "('f1', 'Finn', '01-sore-throat', '2026-11-04T00:00:00Z', 1.0, 'f one'), "
+       "('f2', 'Finn', '01-sore-throat', '2026-11-05T00:00:00Z', 0.4, 'f two'), "
+       "('f3', 'Finn', '01-sore-throat', '2026-11-06T00:00:00Z', 1.0, 'f three')) "
+       "SELECT id, script, vendor, at, (SELECT corpus_hash FROM trials LIMIT 1), scribe_version(), score, 0, note, "
+       "'{\"critical_errors\":[]}' FROM t");
+  ASSERT_EQ(dump(a_path), dump(b_path));
+  refresh();  // the dirty vendors
+  EXPECT_NE(dump(a_path).find("eve|3|2|"), std::string::npos) << dump(a_path);
+  EXPECT_EQ(dump(a_path), dump(b_path));
+  both("UPDATE meta SET value = 'another grader and corpus' WHERE key = 'standings_for'");
+  both("INSERT INTO submissions (id, script_id, vendor, created_at, corpus_hash, grader_version, score_total, unsafe, "
+       "scribe_output, result) SELECT 'g1', '02-ankle-sprain', 'Gus', '2026-11-07T00:00:00Z', corpus_hash, "
+       "scribe_version(), 0.9, 0, 'g one', '{\"critical_errors\":[]}' FROM trials LIMIT 1");
+  refresh();  // a full one: the table held another version's standings
+  EXPECT_NE(dump(a_path).find("gus|1|1|"), std::string::npos) << dump(a_path);
+  EXPECT_EQ(dump(a_path), dump(b_path));
+  refresh();  // nothing to do
+  EXPECT_EQ(dump(a_path), dump(b_path));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace scribe::http

@@ -1,0 +1,291 @@
+"""cluster.py — the pieces of a one-machine cluster for tests/cluster: store voters
+(`scribe-store serve` on 127.0.0.1-3), graders (`scribe-fcgi --store` on TCP), an nginx edge, and
+real graded submissions. Every wait is bounded (wait_for)."""
+
+
+import http.client
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import tempfile
+import time
+
+REPO = os.environ.get("SCRIBE_REPO") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD_DIR = os.environ.get("SCRIBE_BUILD_DIR") or os.path.join(REPO, "build")
+STORE = os.path.join(BUILD_DIR, "cluster", "scribe-store")
+EXTENSION = os.path.join(BUILD_DIR, "scribe.so")
+HOSTS = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
+REQUEST_TIMEOUT = 3  # the store's -timeout, seconds
+
+
+def free_port(host):
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def wait_for(what, predicate, limit=60.0, every=0.1):
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"gave up after {limit:.0f} s waiting for {what}")
+
+
+class Node:
+    def __init__(self, index, root):
+        self.index = index
+        self.host = HOSTS[index]
+        self.dir = os.path.join(root, f"node{index + 1}")
+        self.raft = f"{self.host}:{free_port(self.host)}"
+        self.http = (self.host, free_port(self.host))
+        self.log = os.path.join(root, f"node{index + 1}.log")
+        self.proc = None
+
+    def start(self, join=None, allow=None):
+        args = [STORE, "serve", "-dir", self.dir, "-raft", self.raft, "-http", f"{self.http[0]}:{self.http[1]}",
+                "-extension", EXTENSION, "-roles-every", "1s", "-timeout", f"{REQUEST_TIMEOUT}s"]
+        if join:
+            args += ["-join", join]
+        if allow:
+            args += ["-allow", allow]
+        with open(self.log, "a") as log:
+            self.proc = subprocess.Popen(args, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self, sig=signal.SIGKILL):
+        self.proc.send_signal(sig)
+        self.proc.wait(timeout=20)
+
+    def request(self, method, path, body=None, source=None, timeout=REQUEST_TIMEOUT + 7):
+        conn = http.client.HTTPConnection(*self.http, timeout=timeout,
+                                          source_address=(source, 0) if source else None)
+        try:
+            data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
+            conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
+            reply = conn.getresponse()
+            return reply.status, json.loads(reply.read() or b"null")
+        finally:
+            conn.close()
+
+    def query(self, sql, **params):
+        status, body = self.request("POST", "/v1/query", {"sql": sql, "params": params})
+        assert status == 200, (status, body)
+        return body["rows"]
+
+
+_graded = []
+
+
+def graded_submissions(count):
+    """`count` submissions whose results the real grader made: each of ten fixture trials'
+    reference note graded offline (the sqlite3 shell with the extension, in a scratch database),
+    under vendor names that include hostile ones. Every submission has a new id."""
+    if not _graded:
+        scratch = tempfile.mkdtemp()
+        try:
+            path = os.path.join(scratch, "grade.db")
+            db = sqlite3.connect(path)
+            db.execute("CREATE TABLE cluster_test_notes (trial TEXT, note TEXT)")
+            notes_dir = os.path.join(REPO, "tests", "fixtures", "notes")
+            for trial in sorted(os.listdir(notes_dir))[:10]:
+                with open(os.path.join(notes_dir, trial, "reference.txt"), encoding="utf-8") as f:
+                    db.execute("INSERT INTO cluster_test_notes VALUES (?, ?)", (trial, f.read()))
+            db.commit()
+            db.close()
+            env = dict(os.environ, SCRIBE_OFFLINE="1")
+            shell = ["sqlite3", "-bail", path, f".load {EXTENSION}"]
+            subprocess.run(shell + ["select scribe_load_corpus('corpus/scripts')"], cwd=REPO, env=env, check=True,
+                           capture_output=True, timeout=120)
+            out = subprocess.run(shell + [".mode json", "select trial, note, grade_submission(trial, note) AS result "
+                                          "from cluster_test_notes order by trial"],
+                                 cwd=REPO, env=env, check=True, capture_output=True, text=True, timeout=120)
+            _graded.extend((r["trial"], r["note"], r["result"]) for r in json.loads(out.stdout))
+        finally:
+            shutil.rmtree(scratch)
+    graded = _graded
+    vendors = ["Acme Scribe", "Careful Notes", "<script>alert(1)</script>", "Robert'); DROP TABLE submissions;--",
+               "<svg onload=alert(1)>", "../../etc/passwd", "ＡＣＭＥ Ｗｉｄｅ", "Plain Vendor"]
+    out = []
+    for k in range(count):
+        trial, note, result = graded[k % len(graded)]
+        out.append({"id": secrets.token_hex(8), "vendor": vendors[k % len(vendors)], "scribe_output": note,
+                    "result": result, "trial": trial})
+    return out
+
+
+def submit_sql():
+    with open(os.path.join(REPO, "sql", "endpoints", "submit.sql"), encoding="utf-8") as f:
+        text = f.read()
+    # dqlite replicates a write only through an exec request, which returns no rows: the row is
+    # read back with a query instead of RETURNING.
+    return re.sub(r"\s*RETURNING[^;]*;\s*$", ";", text)
+
+
+
+
+FCGI = os.path.join(BUILD_DIR, "scribe-fcgi")
+PREFIX = "/scribe-trials"
+
+
+def start_stores(root):
+    """Three voters: the first bootstraps, the others join it; returns them once all three
+    answer and count three voters."""
+    nodes = [Node(i, root) for i in range(3)]
+    nodes[0].start()
+    wait_for("the first store node", lambda: status_of(nodes[0])[0] == 200)
+    for node in nodes[1:]:
+        node.start(join=nodes[0].raft)
+    wait_voters(nodes, 3)
+    return nodes
+
+
+def status_of(node):
+    try:
+        return node.request("GET", "/v1/status", timeout=5)
+    except OSError:
+        return None, None
+
+
+def wait_voters(nodes, n):
+    """Until every running node answers and each counts n voters in the configuration."""
+    def voters():
+        for node in nodes:
+            if not node.alive():
+                continue
+            status, body = status_of(node)
+            if status != 200 or sum(m["role"] == "voter" for m in body["nodes"]) != n:
+                return False
+        return True
+    wait_for(f"{n} voters", voters)
+
+
+def leader_of(nodes):
+    def find():
+        for node in nodes:
+            if node.alive():
+                status, body = status_of(node)
+                if status == 200 and body["leader"]:
+                    return next((c for c in nodes if c.raft == body["leader"]["address"]), None)
+        return None
+    return wait_for("a leader", find)
+
+
+def migrate_and_publish(nodes):
+    """The schema and the corpus, as plain SQL through the store (scribe-store migrate,
+    cluster/publish | scribe-store sql)."""
+    cluster = ",".join(n.raft for n in nodes)
+    subprocess.run([STORE, "migrate", "-cluster", cluster, "-schema", "sql/schema.sql"], cwd=REPO, check=True,
+                   capture_output=True, timeout=60)
+    publish = subprocess.Popen([os.path.join(REPO, "cluster", "publish"), "corpus/scripts"], cwd=REPO,
+                               stdout=subprocess.PIPE)
+    subprocess.run([STORE, "sql", "-cluster", cluster, "-file", "-"], cwd=REPO, stdin=publish.stdout, check=True,
+                   capture_output=True, timeout=120)
+    publish.stdout.close()
+    if publish.wait(timeout=60) != 0:
+        raise RuntimeError("cluster/publish failed")
+
+
+class Grader:
+    """scribe-fcgi in cluster mode on 127.0.0.x: a submit socket and a read socket on TCP, its
+    own SQLite file for the corpus, the record on the store."""
+
+    def __init__(self, index, root, stores):
+        self.index = index
+        self.host = HOSTS[index]
+        self.submit = f"{self.host}:{free_port(self.host)}"
+        self.read = f"{self.host}:{free_port(self.host)}"
+        self.db = os.path.join(root, f"grader{index + 1}.db")
+        self.log = os.path.join(root, f"grader{index + 1}.log")
+        self.stores = ",".join(f"http://{n.http[0]}:{n.http[1]}" for n in stores)
+        self.proc = None
+
+    def start(self):
+        env = dict(os.environ, SCRIBE_OFFLINE="1")
+        args = [FCGI, "--socket", self.submit, "--read-socket", self.read, "--db", self.db, "--corpus", "corpus/scripts",
+                "--store", self.stores, "--workers", "1", "--read-workers", "2", "--allow", "127.0.0.1"]
+        with open(self.log, "a") as log:
+            self.proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
+
+        def listening():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"grader {self.host} exited with {self.proc.returncode}; see {self.log}")
+            with open(self.log) as f:
+                return f.read().count("listening on") >= 2
+        wait_for(f"grader {self.host}", listening)
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self):
+        """SIGKILL to the supervisor and every worker (its process group)."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=20)
+
+    def stop(self):
+        if self.alive():
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class Edge:
+    """nginx rendered from nginx/nginx.conf.template with the graders as its upstream groups."""
+
+    def __init__(self, root, graders):
+        self.dir = os.path.join(root, "edge")
+        self.port = free_port("127.0.0.1")
+        env = dict(os.environ, HOST="127.0.0.1", PORT=str(self.port), SUBMIT_RATE="100000r/s", SUBMIT_BURST="100000",
+                   SUBMIT_CONCURRENCY="10000",
+                   FCGI_SUBMIT_SERVERS=" ".join(f"server {g.submit} max_fails=1 fail_timeout=5s;" for g in graders),
+                   FCGI_READ_SERVERS=" ".join(f"server {g.read} max_fails=1 fail_timeout=5s;" for g in graders))
+        subprocess.run(["bash", "-c", 'source scripts/lib.sh && scribe_render_nginx "$1"', "_", self.dir], cwd=REPO,
+                       env=env, check=True, timeout=30)
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen(["nginx", "-p", self.dir, "-e", os.path.join(self.dir, "nginx-error.log"), "-c",
+                                      os.path.join(self.dir, "nginx.conf")], cwd=REPO, start_new_session=True,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def up():
+            try:
+                return self.request("GET", "/health")[0] == 200
+            except OSError:
+                return False
+        wait_for("the edge", up)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGQUIT)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+    def request(self, method, path, body=None, headers=None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            data = json.dumps(body).encode() if isinstance(body, dict) else body
+            hdrs = dict(headers or {})
+            if isinstance(body, dict):
+                hdrs["Content-Type"] = "application/json"
+            conn.request(method, PREFIX + path, body=data, headers=hdrs)
+            reply = conn.getresponse()
+            return reply.status, {k.lower(): v for k, v in reply.getheaders()}, reply.read()
+        finally:
+            conn.close()

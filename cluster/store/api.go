@@ -78,31 +78,40 @@ func (s *server) exec(w http.ResponseWriter, r *http.Request) {
 	}
 	// The leader runs one write transaction at a time and answers another connection's write
 	// with SQLITE_BUSY at once (dqlite has no busy timeout): such a transaction committed nothing,
-	// so it is rolled back and run again, with a short randomized wait, until the deadline.
+	// so it is rolled back and run again, with a short randomized wait, until the deadline. So is
+	// a transaction of several statements that failed before its COMMIT for any reason but the
+	// request's own (a constraint, a statement SQLite rejects): dqlite replicates a transaction
+	// only at its commit, and under load its leader answers a statement of a second open
+	// transaction with "disk I/O error" as well as with SQLITE_BUSY. Only a failed COMMIT, or a
+	// single statement (its own transaction), leaves the outcome unknown.
 	// This node's own transactions take turns (txTurn) so that they do not collide with each
 	// other; other nodes' still can.
 	var failed int
 	var err error
 	for attempt := 0; ; attempt++ {
+		retry := false
 		if len(req.Statements) == 1 {
 			failed, err = run(s.db) // one statement is its own transaction: one round trip
+			retry = err != nil && busy(err)
 		} else {
 			s.txTurn.Lock()
 			var tx *sql.Tx
-			if tx, err = s.db.BeginTx(ctx, nil); err == nil {
-				if failed, err = run(tx); err != nil {
+			if tx, err = s.db.BeginTx(ctx, nil); err != nil {
+				retry = true // nothing began
+			} else if failed, err = run(tx); err != nil {
+				tx.Rollback()
+				retry = !requestsFault(err)
+			} else if err = tx.Commit(); err != nil {
+				if busy(err) {
 					tx.Rollback()
-				} else if err = tx.Commit(); err != nil {
-					if busy(err) {
-						tx.Rollback()
-					} else {
-						failed = -1
-					}
+					retry = true
+				} else {
+					failed = -1
 				}
 			}
 			s.txTurn.Unlock()
 		}
-		if err == nil || !busy(err) || ctx.Err() != nil {
+		if err == nil || !retry || ctx.Err() != nil {
 			break
 		}
 		wait := time.Duration(1+rand.Intn(1<<min(attempt, 5))) * time.Millisecond
@@ -110,6 +119,12 @@ func (s *server) exec(w http.ResponseWriter, r *http.Request) {
 		case <-time.After(wait):
 		case <-ctx.Done():
 		}
+	}
+	if err != nil && len(req.Statements) > 1 && failed >= 0 && !requestsFault(err) {
+		// the deadline passed before the transaction could run: it committed nothing
+		w.Header().Set("Retry-After", "1")
+		fail(w, http.StatusServiceUnavailable, "busy", "statement %d: the store could not run the transaction before the deadline (%v); nothing was stored: retry", failed+1, err)
+		return
 	}
 	if err != nil {
 		s.sqlError(w, err, failed)
@@ -216,6 +231,23 @@ func (s *server) sqlError(w http.ResponseWriter, err error, statement int) {
 		s.logger.Printf("unavailable (unclassified): %s%v", where, err)
 		fail(w, http.StatusServiceUnavailable, "unavailable", "%s%v; the outcome of a write is unknown: retry it with the same id", where, err)
 	}
+}
+
+// requestsFault tells whether err is the request's own doing: a constraint, or a statement
+// SQLite rejects (SQLITE_ERROR: syntax, no such table; MISMATCH, RANGE, TOOBIG). Running it
+// again would fail again.
+func requestsFault(err error) bool {
+	var dqliteErr driver.Error
+	if !errors.As(err, &dqliteErr) {
+		return false
+	}
+	switch primary := dqliteErr.Code & 0xff; {
+	case primary == 1:
+		return dqliteErr.Code == 1 // not SQLITE_ERROR_RETRY and the like
+	case primary == 19, primary == 20, primary == 25, primary == 18:
+		return true
+	}
+	return false
 }
 
 // busy tells whether err is SQLITE_BUSY or SQLITE_LOCKED: the statement did not run.

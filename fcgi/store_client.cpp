@@ -49,6 +49,11 @@ StoreAnswer StoreClient::Query(const StoreStatement& statement) {
 StoreAnswer StoreClient::Call(const char* path, const std::string& body) {
   const std::int64_t deadline = NowMs() + deadline_ms_;
   StoreAnswer answer;
+  // Whether an attempt may have reached the leader without its outcome coming back (a 503
+  // "unavailable", or no answer to a request that was sent): then the call's outcome stays
+  // unknown whatever the later attempts say. A 503 "busy" (the store ran nothing) and a refused
+  // connection (nothing was sent) leave it known.
+  bool unknown = false;
   std::size_t tried = 0;
   for (;;) {
     const std::int64_t left = deadline - NowMs();
@@ -72,23 +77,21 @@ StoreAnswer StoreClient::Call(const char* path, const std::string& body) {
         answer.kind = StoreAnswer::kConstraint;
         return answer;
       }
-      if (r.http_status == 503 && code == "busy") {
-        answer.kind = StoreAnswer::kBusy;
-        return answer;
-      }
       if (r.http_status != 503) {
         answer.kind = StoreAnswer::kRejected;
         answer.message = base + " answered " + std::to_string(r.http_status) + ": " + answer.message;
         return answer;
       }
+      unknown = unknown || code != "busy";
     } else {
       answer.message = base + ": " + r.error;
+      unknown = unknown || r.failure != HttpFailure::kRefused;
     }
-    // No answer, or 503 "unavailable": the next node; after a whole round, a short pause.
+    // No answer, or 503: the next node; after a whole round, a short pause.
     next_ = (next_ + 1) % urls_.size();
     if (++tried % urls_.size() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  answer.kind = StoreAnswer::kUnavailable;
+  answer.kind = unknown ? StoreAnswer::kUnavailable : StoreAnswer::kBusy;
   if (answer.message.empty()) answer.message = "no store node answered within " + FormatSeconds(deadline_ms_);
   return answer;
 }

@@ -11,10 +11,10 @@
 //   if (a.kind == StoreAnswer::kOk) for (const auto& row : a.body["rows"]) …
 //
 // Any node forwards to the leader, so a call goes to the node that answered last and moves on to
-// the next when one does not answer or answers 503 "unavailable", until the deadline. Such an
-// answer leaves a write's outcome unknown: the caller repeats it with the same keys (a
-// submission's id), and meeting its own row then means the first attempt was stored. One client
-// per thread (it owns one HttpClient).
+// the next when one does not answer or answers 503, until the deadline. A 503 "unavailable" or a
+// request sent and never answered leaves a write's outcome unknown: the caller repeats it with
+// the same keys (a submission's id), and meeting its own row then means the first attempt was
+// stored. One client per thread (it owns one HttpClient).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -38,7 +38,7 @@ struct StoreAnswer {
     kOk,           // body: the store's answer ({"results": [...]} or {"columns", "rows"})
     kConstraint,   // 409: a constraint failed (a write's row exists); nothing of the call was stored
     kRejected,     // 4xx: the statement or request is wrong (a bug here, not the store's state)
-    kBusy,         // 503 "busy": other writes held the lock past the store's deadline; nothing stored
+    kBusy,         // no node ran the call before the deadline, and none may have: nothing stored
     kUnavailable,  // no node completed the call before the deadline; a write's outcome is unknown
   } kind = kUnavailable;
   std::string message;  // the store's error message, or what the transport saw

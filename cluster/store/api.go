@@ -175,22 +175,10 @@ func (s *server) query(w http.ResponseWriter, r *http.Request) {
 	}
 	out := [][]interface{}{}
 	for rows.Next() {
-		values := make([]interface{}, len(columns))
-		pointers := make([]interface{}, len(columns))
-		for i := range values {
-			pointers[i] = &values[i]
-		}
-		if err := rows.Scan(pointers...); err != nil {
+		values, err := scanRow(rows, len(columns))
+		if err != nil {
 			s.sqlError(w, err, 0)
 			return
-		}
-		for i, v := range values {
-			switch x := v.(type) {
-			case []byte:
-				values[i] = string(x)
-			case time.Time: // a column declared DATETIME: the driver parses it; give back the text
-				values[i] = x.UTC().Format("2006-01-02T15:04:05.000Z")
-			}
 		}
 		out = append(out, values)
 	}

@@ -44,10 +44,14 @@ func leader(ctx context.Context, addresses string) (*client.Client, error) {
 	return client.FindLeader(ctx, store)
 }
 
-// members prints the cluster's members: id, address, role, and which one leads.
-func members(args []string) error {
-	fs := flag.NewFlagSet("members", flag.ExitOnError)
+// onLeader parses a command's flags (-cluster and those `define` adds), connects to the leader
+// and runs `do` with it, within 10 s.
+func onLeader(name string, args []string, define func(*flag.FlagSet), do func(context.Context, *client.Client) error) error {
+	fs := flag.NewFlagSet(name, flag.ExitOnError)
 	cluster := fs.String("cluster", "", "comma-separated dqlite addresses of the store")
+	if define != nil {
+		define(fs)
+	}
 	fs.Parse(args)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -56,51 +60,53 @@ func members(args []string) error {
 		return fmt.Errorf("no leader: %v", err)
 	}
 	defer cli.Close()
-	lead, err := cli.Leader(ctx)
-	if err != nil {
-		return err
-	}
-	nodes, err := cli.Cluster(ctx)
-	if err != nil {
-		return err
-	}
-	for _, n := range nodes {
-		mark := ""
-		if lead != nil && n.ID == lead.ID {
-			mark = "\tleader"
+	return do(ctx, cli)
+}
+
+// members prints the cluster's members: id, address, role, and which one leads.
+func members(args []string) error {
+	return onLeader("members", args, nil, func(ctx context.Context, cli *client.Client) error {
+		lead, err := cli.Leader(ctx)
+		if err != nil {
+			return err
 		}
-		fmt.Printf("%#x\t%s\t%s%s\n", n.ID, n.Address, roleName(n.Role), mark)
-	}
-	return nil
+		nodes, err := cli.Cluster(ctx)
+		if err != nil {
+			return err
+		}
+		for _, n := range nodes {
+			mark := ""
+			if lead != nil && n.ID == lead.ID {
+				mark = "\tleader"
+			}
+			fmt.Printf("%#x\t%s\t%s%s\n", n.ID, n.Address, roleName(n.Role), mark)
+		}
+		return nil
+	})
 }
 
 // remove takes a member out of the configuration (a node retired for good: stop it first).
 func remove(args []string) error {
-	fs := flag.NewFlagSet("remove", flag.ExitOnError)
-	cluster := fs.String("cluster", "", "comma-separated dqlite addresses of the store")
-	address := fs.String("address", "", "the dqlite address of the member to remove")
-	fs.Parse(args)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cli, err := leader(ctx, *cluster)
-	if err != nil {
-		return fmt.Errorf("no leader: %v", err)
+	var address *string
+	define := func(fs *flag.FlagSet) {
+		address = fs.String("address", "", "the dqlite address of the member to remove")
 	}
-	defer cli.Close()
-	nodes, err := cli.Cluster(ctx)
-	if err != nil {
-		return err
-	}
-	for _, n := range nodes {
-		if n.Address == *address {
-			if err := cli.Remove(ctx, n.ID); err != nil {
-				return err
-			}
-			fmt.Printf("removed %#x %s\n", n.ID, n.Address)
-			return nil
+	return onLeader("remove", args, define, func(ctx context.Context, cli *client.Client) error {
+		nodes, err := cli.Cluster(ctx)
+		if err != nil {
+			return err
 		}
-	}
-	return fmt.Errorf("%s is not a member", *address)
+		for _, n := range nodes {
+			if n.Address == *address {
+				if err := cli.Remove(ctx, n.ID); err != nil {
+					return err
+				}
+				fmt.Printf("removed %#x %s\n", n.ID, n.Address)
+				return nil
+			}
+		}
+		return fmt.Errorf("%s is not a member", *address)
+	})
 }
 
 // backup writes the database as the leader holds it (every acknowledged write) to one SQLite file.

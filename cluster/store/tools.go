@@ -230,12 +230,8 @@ func runSQL(args []string) error {
 		}
 		columns, _ := rows.Columns()
 		for rows.Next() {
-			values := make([]interface{}, len(columns))
-			pointers := make([]interface{}, len(columns))
-			for i := range values {
-				pointers[i] = &values[i]
-			}
-			if err := rows.Scan(pointers...); err != nil {
+			values, err := scanRow(rows, len(columns))
+			if err != nil {
 				rows.Close()
 				tx.Rollback()
 				return err
@@ -243,9 +239,6 @@ func runSQL(args []string) error {
 			for i, v := range values {
 				if i > 0 {
 					out.WriteByte('\t')
-				}
-				if b, ok := v.([]byte); ok {
-					v = string(b)
 				}
 				if v != nil {
 					fmt.Fprint(out, v)
@@ -261,4 +254,27 @@ func runSQL(args []string) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// scanRow reads the current row's n values as JSON gives them back: INTEGER and REAL as
+// numbers, TEXT as strings, NULL as nil, a BLOB as the string of its bytes, a column declared
+// DATETIME (which the driver parses) as its text again.
+func scanRow(rows *sql.Rows, n int) ([]interface{}, error) {
+	values := make([]interface{}, n)
+	pointers := make([]interface{}, n)
+	for i := range values {
+		pointers[i] = &values[i]
+	}
+	if err := rows.Scan(pointers...); err != nil {
+		return nil, err
+	}
+	for i, v := range values {
+		switch x := v.(type) {
+		case []byte:
+			values[i] = string(x)
+		case time.Time:
+			values[i] = x.UTC().Format("2006-01-02T15:04:05.000Z")
+		}
+	}
+	return values, nil
 }

@@ -10,7 +10,6 @@ seed (19 vendors x 10 runs and a passing "Bench Scribe"), same table.
 Bounded: each wrk run lasts DURATION; every process started is stopped at the end.
 """
 
-import json
 import os
 import shutil
 import subprocess

@@ -13,6 +13,7 @@ import signal
 import socket
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -148,6 +149,28 @@ def start_stores(root):
         node.start(join=nodes[0].raft)
     wait_voters(nodes, 3)
     return nodes
+
+
+def stop_nodes(nodes):
+    """SIGTERM to every running store node, SIGKILL to any still running 15 s later."""
+    for node in nodes:
+        if node.alive():
+            node.proc.terminate()
+    for node in nodes:
+        if node.proc is not None:
+            try:
+                node.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                node.proc.kill()
+                node.proc.wait()
+
+
+def remove_root(root):
+    """The test's directory, unless SCRIBE_KEEP_CLUSTER asks to keep it for a post-mortem."""
+    if os.environ.get("SCRIBE_KEEP_CLUSTER"):
+        print(f"cluster directory kept: {root}", file=sys.stderr)
+    else:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def status_of(node):

@@ -16,15 +16,14 @@ Every wait is bounded; every process is stopped at the end, also on failure.
 import json
 import os
 import secrets
-import shutil
 import sys
 import tempfile
 import threading
 import time
 import unittest
 
-from cluster import (EXTENSION, FCGI, STORE, Edge, Grader, leader_of, migrate_and_publish, start_stores,
-                     wait_for, wait_voters)
+from cluster import (EXTENSION, FCGI, STORE, Edge, Grader, leader_of, migrate_and_publish, remove_root, start_stores,
+                     stop_nodes, wait_for, wait_voters)
 
 NOTES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "notes")
 
@@ -64,20 +63,8 @@ class ClusterHttp(unittest.TestCase):
             cls.edge.stop()
         for g in cls.graders:
             g.stop()
-        for node in cls.stores:
-            if node.alive():
-                node.proc.terminate()
-        for node in cls.stores:
-            if node.proc is not None:
-                try:
-                    node.proc.wait(timeout=15)
-                except Exception:  # noqa: BLE001 — last resort
-                    node.proc.kill()
-                    node.proc.wait()
-        if os.environ.get("SCRIBE_KEEP_CLUSTER"):
-            print(f"cluster directory kept: {cls.root}", file=sys.stderr)
-        else:
-            shutil.rmtree(cls.root, ignore_errors=True)
+        stop_nodes(cls.stores)
+        remove_root(cls.root)
 
     # ------------------------------------------------------------------ helpers
 

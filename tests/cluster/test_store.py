@@ -23,7 +23,7 @@ import threading
 import time
 import unittest
 
-from cluster import (EXTENSION, REPO, STORE, Node, graded_submissions, submit_sql, wait_for)
+from cluster import (EXTENSION, REPO, STORE, Node, graded_submissions, remove_root, stop_nodes, submit_sql, wait_for)
 
 
 class StoreCluster(unittest.TestCase):
@@ -48,20 +48,8 @@ class StoreCluster(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        for node in cls.nodes:
-            if node.alive():
-                node.proc.terminate()
-        for node in cls.nodes:
-            if node.proc is not None:
-                try:
-                    node.proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    node.proc.kill()
-                    node.proc.wait()
-        if os.environ.get("SCRIBE_KEEP_CLUSTER"):
-            print(f"cluster directory kept: {cls.root}", file=sys.stderr)
-        else:
-            shutil.rmtree(cls.root, ignore_errors=True)
+        stop_nodes(cls.nodes)
+        remove_root(cls.root)
 
     # ------------------------------------------------------------------ helpers
 

@@ -257,6 +257,14 @@ Response Api::Submit(const Request& request) {
     r.headers.emplace_back("Retry-After", "1");
     return r;
   }
+  if (out.status == StoreOutcome::kFailed && out.code == SQLITE_CONSTRAINT_FOREIGNKEY && db_.store()) {
+    // Cluster mode: the store has no row for this grader's corpus version.
+    std::string loaded = nlohmann::json::parse(result).value("corpus_hash", "");
+    std::fprintf(stderr, "scribe-fcgi[%d]: corpus %s is not published on the store (%s)\n", static_cast<int>(getpid()),
+                 loaded.c_str(), out.message.c_str());
+    return JsonError(503, "corpus_not_published",
+                     "this grader's corpus " + loaded + " is not published on the store of record; nothing was stored");
+  }
   if (out.status == StoreOutcome::kFailed) {
     if (!IsStorageError(out.code)) throw scribe::sql::SqlError(out.code, out.message);  // busy and the rest: the firewall's answer
     RecordStorageFailure(out.code);

@@ -434,7 +434,11 @@ void Committer::StoreOneOnStore(Item& item) {
         item.outcome = Unknown(item.id, a.message);
         return;
       case StoreAnswer::kConstraint:
-        item.outcome = Failed(SQLITE_CONSTRAINT, a.message);
+        // a foreign key: the row names a corpus version the store does not have (this grader's
+        // corpus was not published there first)
+        item.outcome = Failed(a.message.find("FOREIGN KEY") != std::string::npos ? SQLITE_CONSTRAINT_FOREIGNKEY
+                                                                                  : SQLITE_CONSTRAINT,
+                              a.message);
         return;
       case StoreAnswer::kRejected:
         item.outcome = Failed(SQLITE_ERROR, a.message);

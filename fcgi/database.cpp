@@ -185,12 +185,22 @@ Query Database::Run(std::string_view endpoint) {
   return Query(e.db, e.stmt.get());
 }
 
-StoreStatement Database::StoreWrite(std::string_view endpoint) {
-  Endpoint& e = Prepared(endpoint);
+namespace {
+
+// A prepared endpoint as the store receives it: its text, and each named parameter NULL until
+// bound (as an unbound parameter is locally).
+StoreStatement StatementFor(sqlite3_stmt* local) {
   StoreStatement st;
-  st.sql = sqlite3_sql(e.stmt.get());
-  for (int i = 1, n = sqlite3_bind_parameter_count(e.stmt.get()); i <= n; ++i)
-    if (const char* name = sqlite3_bind_parameter_name(e.stmt.get(), i)) st.params[name + 1] = nullptr;
+  st.sql = sqlite3_sql(local);
+  for (int i = 1, n = sqlite3_bind_parameter_count(local); i <= n; ++i)
+    if (const char* name = sqlite3_bind_parameter_name(local, i)) st.params[name + 1] = nullptr;
+  return st;
+}
+
+}  // namespace
+
+StoreStatement Database::StoreWrite(std::string_view endpoint) {
+  StoreStatement st = StatementFor(Prepared(endpoint).stmt.get());
   // the endpoint files end "RETURNING …;" on a line of its own
   if (std::size_t at = st.sql.rfind("\nRETURNING "); at != std::string::npos) st.sql.resize(at + 1);
   return st;
@@ -198,9 +208,7 @@ StoreStatement Database::StoreWrite(std::string_view endpoint) {
 
 Query::Query(StoreClient& store, sqlite3_stmt* local) : remote_(std::make_unique<Remote>()) {
   remote_->store = &store;
-  remote_->statement.sql = sqlite3_sql(local);
-  for (int i = 1, n = sqlite3_bind_parameter_count(local); i <= n; ++i)
-    if (const char* name = sqlite3_bind_parameter_name(local, i)) remote_->statement.params[name + 1] = nullptr;
+  remote_->statement = StatementFor(local);
 }
 
 Query::~Query() {

@@ -223,8 +223,9 @@ class Grader:
     """scribe-fcgi in cluster mode on 127.0.0.x: a submit socket and a read socket on TCP, its
     own SQLite file for the corpus, the record on the store."""
 
-    def __init__(self, index, root, stores):
+    def __init__(self, index, root, stores, corpus="corpus/scripts"):
         self.index = index
+        self.corpus = corpus
         self.host = HOSTS[index]
         self.submit = f"{self.host}:{free_port(self.host)}"
         self.read = f"{self.host}:{free_port(self.host)}"
@@ -235,7 +236,7 @@ class Grader:
 
     def start(self):
         env = dict(os.environ, SCRIBE_OFFLINE="1")
-        args = [FCGI, "--socket", self.submit, "--read-socket", self.read, "--db", self.db, "--corpus", "corpus/scripts",
+        args = [FCGI, "--socket", self.submit, "--read-socket", self.read, "--db", self.db, "--corpus", self.corpus,
                 "--store", self.stores, "--workers", "1", "--read-workers", "2", "--allow", "127.0.0.1"]
         with open(self.log, "a") as log:
             self.proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -269,6 +270,7 @@ class Edge:
     """nginx rendered from nginx/nginx.conf.template with the graders as its upstream groups."""
 
     def __init__(self, root, graders):
+        """`root`: the test's directory (the edge's files go in root/edge)."""
         self.dir = os.path.join(root, "edge")
         self.port = free_port("127.0.0.1")
         env = dict(os.environ, HOST="127.0.0.1", PORT=str(self.port), SUBMIT_RATE="100000r/s", SUBMIT_BURST="100000",

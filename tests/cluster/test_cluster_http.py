@@ -188,6 +188,25 @@ class ClusterHttp(unittest.TestCase):
         status, _, body = self.get_json("/api/vendors/%3Cscript%3E")
         self.assertEqual(status, 404)
 
+    def test_4a_a_grader_whose_corpus_is_not_published_stores_nothing(self):
+        """A grader started with a corpus the store does not have (its version was not published
+        first) grades, but stores nothing and says why."""
+        stray = Grader(2, self.root, self.stores, corpus="tests/fixtures/corpus_suite")
+        stray.start()
+        edge = Edge(os.path.join(self.root, "stray"), [stray])
+        try:
+            edge.start()
+            status, _, body = edge.request("POST", "/api/submit", {"script_id": "01-sore-throat", "vendor": "Stray",
+                                                                   "scribe_output": "Amoxicillin 500 mg three times daily."})
+            body = json.loads(body)
+            self.assertEqual((status, body["error"]["code"]), (503, "corpus_not_published"), body)
+            self.assertRegex(body["error"]["message"],
+                             r"^this grader's corpus [0-9a-f]{64} is not published on the store of record; nothing was stored$")
+            self.assertEqual(self.store_rows("SELECT count(*) FROM submissions WHERE vendor = 'Stray'"), [[0]])
+        finally:
+            edge.stop()
+            stray.stop()
+
     def test_5_store_leader_killed_mid_load(self):
         killed = {}
 

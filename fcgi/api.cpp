@@ -188,6 +188,17 @@ Response Api::Health() {
   } else {
     body["storage"] = {{"ok", true}};
   }
+  if (StoreClient* store = db_.store()) {
+    // Cluster mode: can this grader reach the store of record? (One read on the leader, at most
+    // 1 s: an edge's health check must not wait on a store that is down.)
+    StoreAnswer a = store->Query({"SELECT 1"}, 1000);
+    if (a.kind == StoreAnswer::kOk) {
+      body["store"] = {{"ok", true}};
+    } else {
+      body["store"] = {{"ok", false}, {"code", "store_unavailable"}, {"error", a.message}};
+      ok = false;
+    }
+  }
   body["ok"] = ok;
   return Json(ok ? 200 : 503, body.dump());
 }

@@ -44,6 +44,11 @@
 //   --allow ADDRS            with a HOST:PORT socket: the addresses whose connections are
 //                            accepted, comma-separated (libfcgi's FCGI_WEB_SERVER_ADDRS;
 //                            default 127.0.0.1) [SCRIBE_FCGI_ALLOW]
+//   --regrade                with --store, instead of serving: grade every note on the store
+//                            that has no grade of this grader's version and corpus (loaded
+//                            into --db), write the grades and refresh the standings there,
+//                            print the report as JSON and exit (0 done, 1 failed; run again
+//                            to go on). store_regrade.h; docs/scale-out.md, "Upgrading".
 //
 // A --socket or --read-socket of the form HOST:PORT listens on TCP instead of a Unix socket (a
 // grader behind nginx on another machine); every other connection is refused by --allow.
@@ -60,6 +65,7 @@
 #include <string>
 
 #include "database.h"
+#include "store_regrade.h"
 #include "supervisor.h"
 #include "worker.h"
 
@@ -75,6 +81,7 @@ struct Options {
   std::string sealed_dir;
   std::string pid_file;
   std::string allow;
+  bool regrade = false;
   scribe::http::WorkerOptions worker;
   scribe::http::SupervisorOptions supervisor;
 };
@@ -104,7 +111,8 @@ const char* EnvOr(const char* name, const char* fallback) {
                "usage: scribe-fcgi --socket PATH [--read-socket PATH] [--db PATH] [--corpus DIR] [--workers N]\n"
                "                   [--read-workers N] [--submit-threads N] [--prefix PATH] [--request-timeout SECS]\n"
                "                   [--request-deadline SECS] [--memory-limit MB] [--synchronous full|normal]\n"
-               "                   [--pid-file PATH] [--store URL,URL,...] [--allow ADDRS]\n",
+               "                   [--pid-file PATH] [--store URL,URL,...] [--allow ADDRS]\n"
+               "       scribe-fcgi --store URL,URL,... --regrade [--db PATH] [--corpus DIR] [--sealed-corpus DIR]\n",
                problem);
   std::exit(64);
 }
@@ -145,6 +153,10 @@ Options ParseOptions(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") Usage("the FastCGI program of scribe-trials");
+    if (flag == "--regrade") {
+      o.regrade = true;
+      continue;
+    }
     if (i + 1 >= argc) Usage((flag + " needs a value").c_str());
     const char* value = argv[++i];
     if (flag == "--socket") o.socket_path = value;
@@ -168,7 +180,8 @@ Options ParseOptions(int argc, char** argv) {
     else if (flag == "--allow") o.allow = value;
     else Usage(("unknown option " + flag).c_str());
   }
-  if (o.socket_path.empty()) Usage("--socket is required");
+  if (o.regrade && store.empty()) Usage("--regrade needs --store (one machine regrades at every start)");
+  if (o.socket_path.empty() && !o.regrade) Usage("--socket is required");
   if (o.worker.synchronous != "full" && o.worker.synchronous != "normal") Usage("--synchronous is full or normal");
   if ((!IsTcp(o.socket_path) && o.socket_path.size() >= 100) || (!IsTcp(o.read_socket_path) && o.read_socket_path.size() >= 100))
     Usage("socket path is too long for a Unix socket");
@@ -214,6 +227,18 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scribe-fcgi: %s\n", e.what());
     return 1;
+  }
+
+  if (o.regrade) {
+    try {
+      scribe::http::StoreClient store(o.worker.store_urls);
+      nlohmann::json report = scribe::http::RegradeOnStore(o.db_path, store, {});
+      std::printf("%s\n", report.dump().c_str());
+      return 0;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "scribe-fcgi: regrade on the store: %s\n", e.what());
+      return 1;
+    }
   }
 
   // libfcgi checks a TCP connection's peer against this list (read by FCGX_Init)

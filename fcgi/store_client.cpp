@@ -38,16 +38,18 @@ StoreClient::StoreClient(std::vector<std::string> urls, std::int64_t deadline_ms
 StoreAnswer StoreClient::Exec(const std::vector<StoreStatement>& statements) {
   json list = json::array();
   for (const StoreStatement& s : statements) list.push_back({{"sql", s.sql}, {"params", s.params}});
-  return Call("/v1/exec", json{{"statements", std::move(list)}}.dump(-1, ' ', false, json::error_handler_t::replace));
+  return Call("/v1/exec", json{{"statements", std::move(list)}}.dump(-1, ' ', false, json::error_handler_t::replace),
+              deadline_ms_);
 }
 
-StoreAnswer StoreClient::Query(const StoreStatement& statement) {
-  return Call("/v1/query", json{{"sql", statement.sql}, {"params", statement.params}}.dump(
-                               -1, ' ', false, json::error_handler_t::replace));
+StoreAnswer StoreClient::Query(const StoreStatement& statement, std::int64_t deadline_ms) {
+  return Call("/v1/query",
+              json{{"sql", statement.sql}, {"params", statement.params}}.dump(-1, ' ', false, json::error_handler_t::replace),
+              deadline_ms > 0 && deadline_ms < deadline_ms_ ? deadline_ms : deadline_ms_);
 }
 
-StoreAnswer StoreClient::Call(const char* path, const std::string& body) {
-  const std::int64_t deadline = NowMs() + deadline_ms_;
+StoreAnswer StoreClient::Call(const char* path, const std::string& body, std::int64_t deadline_ms) {
+  const std::int64_t deadline = NowMs() + deadline_ms;
   StoreAnswer answer;
   // Whether an attempt may have reached the leader without its outcome coming back (a 503
   // "unavailable", or no answer to a request that was sent): then the call's outcome stays
@@ -92,7 +94,7 @@ StoreAnswer StoreClient::Call(const char* path, const std::string& body) {
     if (++tried % urls_.size() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   answer.kind = unknown ? StoreAnswer::kUnavailable : StoreAnswer::kBusy;
-  if (answer.message.empty()) answer.message = "no store node answered within " + FormatSeconds(deadline_ms_);
+  if (answer.message.empty()) answer.message = "no store node answered within " + FormatSeconds(deadline_ms);
   return answer;
 }
 

@@ -57,12 +57,13 @@ class StoreClient {
   explicit StoreClient(std::vector<std::string> urls, std::int64_t deadline_ms = 8000);
 
   StoreAnswer Exec(const std::vector<StoreStatement>& statements);
-  StoreAnswer Query(const StoreStatement& statement);
+  // `deadline_ms` > 0 shortens this call's deadline (a health check's).
+  StoreAnswer Query(const StoreStatement& statement, std::int64_t deadline_ms = 0);
 
   const std::vector<std::string>& urls() const { return urls_; }
 
  private:
-  StoreAnswer Call(const char* path, const std::string& body);
+  StoreAnswer Call(const char* path, const std::string& body, std::int64_t deadline_ms);
   std::vector<std::string> urls_;
   std::int64_t deadline_ms_;
   std::size_t next_ = 0;  // the node that answered last

@@ -210,13 +210,27 @@ def migrate_and_publish(nodes):
     cluster = ",".join(n.raft for n in nodes)
     subprocess.run([STORE, "migrate", "-cluster", cluster, "-schema", "sql/schema.sql"], cwd=REPO, check=True,
                    capture_output=True, timeout=60)
-    publish = subprocess.Popen([os.path.join(REPO, "cluster", "publish"), "corpus/scripts"], cwd=REPO,
-                               stdout=subprocess.PIPE)
-    subprocess.run([STORE, "sql", "-cluster", cluster, "-file", "-"], cwd=REPO, stdin=publish.stdout, check=True,
+    publish(nodes, "corpus/scripts")
+
+
+def publish(nodes, corpus):
+    """cluster/publish CORPUS | scribe-store sql: the corpus becomes the store's current one."""
+    cluster = ",".join(n.raft for n in nodes)
+    printer = subprocess.Popen([os.path.join(REPO, "cluster", "publish"), corpus], cwd=REPO, stdout=subprocess.PIPE)
+    subprocess.run([STORE, "sql", "-cluster", cluster, "-file", "-"], cwd=REPO, stdin=printer.stdout, check=True,
                    capture_output=True, timeout=120)
-    publish.stdout.close()
-    if publish.wait(timeout=60) != 0:
+    printer.stdout.close()
+    if printer.wait(timeout=60) != 0:
         raise RuntimeError("cluster/publish failed")
+
+
+def regrade(stores, db, corpus, extra=()):
+    """scribe-fcgi --store … --regrade (offline grading) with its own grader file `db`:
+    (exit status, stdout, stderr)."""
+    urls = ",".join(f"http://{n.http[0]}:{n.http[1]}" for n in stores)
+    done = subprocess.run([FCGI, "--store", urls, "--db", db, "--corpus", corpus, "--regrade", *extra], cwd=REPO,
+                          env=dict(os.environ, SCRIBE_OFFLINE="1"), capture_output=True, text=True, timeout=600)
+    return done.returncode, done.stdout, done.stderr
 
 
 class Grader:
@@ -239,6 +253,7 @@ class Grader:
         args = [FCGI, "--socket", self.submit, "--read-socket", self.read, "--db", self.db, "--corpus", self.corpus,
                 "--store", self.stores, "--workers", "1", "--read-workers", "2", "--allow", "127.0.0.1"]
         with open(self.log, "a") as log:
+            before = log.tell()  # the log of an earlier start stays above
             self.proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
                                          start_new_session=True)
 
@@ -246,6 +261,7 @@ class Grader:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"grader {self.host} exited with {self.proc.returncode}; see {self.log}")
             with open(self.log) as f:
+                f.seek(before)
                 return f.read().count("listening on") >= 2
         wait_for(f"grader {self.host}", listening)
 

@@ -9,21 +9,26 @@ and the badge show new runs within a second; a claimed name's key works on every
 input gets the single machine's exact errors; 400 submits at 8-way with the store's leader
 SIGKILLed (every 201 reads back, no note stored twice); a grader SIGKILLed mid-load (the other
 serves on, nothing acknowledged is lost); two voters of three down (submits 503
-"store_unavailable", cached reads served stale); everything restarted with the data intact.
+"store_unavailable", cached reads served stale); everything restarted with the data intact; a
+new corpus published and every stored note regraded on the store (`scribe-fcgi --regrade`), row
+for row what scribe_regrade() writes on one machine.
 Every wait is bounded; every process is stopped at the end, also on failure.
 """
 
 import json
 import os
 import secrets
+import shutil
+import sqlite3
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import unittest
 
-from cluster import (EXTENSION, FCGI, STORE, Edge, Grader, leader_of, migrate_and_publish, remove_root, start_stores,
-                     stop_nodes, wait_for, wait_voters)
+from cluster import (EXTENSION, FCGI, REPO, STORE, Edge, Grader, leader_of, migrate_and_publish, publish, regrade,
+                     remove_root, start_stores, stop_nodes, wait_for, wait_voters)
 
 NOTES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "notes")
 
@@ -133,6 +138,8 @@ class ClusterHttp(unittest.TestCase):
     # ------------------------------------------------------------------ the tests, in order
 
     def test_1_a_submission_reads_back_at_once_through_either_grader(self):
+        status, _, health = self.get_json("/health")
+        self.assertEqual((status, health["ok"], health["store"], health["trials"]), (200, True, {"ok": True}, 40))
         trial = TRIALS[0]
         status, headers, body = self.submit(trial, "Acme Scribe", note_for(trial, "first"))
         self.assertEqual(status, 201, body)
@@ -265,6 +272,9 @@ class ClusterHttp(unittest.TestCase):
         self.assertTrue(any(r["vendor"] == "Steady Notes" for r in rows))
         status, _, body = self.get_json("/api/vendors/Acme%20Scribe")  # never cached: the store's answer
         self.assertEqual((status, body["error"]["code"]), (503, "store_unavailable"))
+        status, _, health = self.get_json("/health")  # a grader says it cannot reach the store, within 1 s
+        self.assertEqual((status, health["ok"], health["store"]["ok"], health["store"]["code"]),
+                         (503, False, False, "store_unavailable"))
         leader.start()
         other.start()
         wait_voters(self.stores, 3)
@@ -287,6 +297,75 @@ class ClusterHttp(unittest.TestCase):
         self.edge.start()
         self.assertEqual(self.store_rows("SELECT count(*), max(id) FROM submissions")[0], before)
         self.assertEqual(self.get_json(f"/api/submissions/{before[1]}")[0], 200)
+
+    def test_9_a_new_corpus_regrades_every_stored_note_on_the_store(self):
+        """A corpus change (one trial retired): `scribe-fcgi --regrade` grades every stored note of
+        the others under the new corpus and writes the grades on the store, the rows and the
+        standings exactly what scribe_regrade() writes on one machine (a backup of the store
+        regraded by the extension); a second run grades nothing."""
+        corpus = os.path.join(self.root, "corpus-b")
+        shutil.copytree(os.path.join(REPO, "corpus", "scripts"), corpus)
+        retired = TRIALS[9]
+        os.remove(os.path.join(corpus, retired + ".yaml"))
+        old_hash = self.store_rows("SELECT corpus_hash FROM current_versions")[0][0]
+
+        # Before the corpus is published the regrade refuses, grading nothing.
+        status, out, err = regrade(self.stores, os.path.join(self.root, "regrade.db"), corpus)
+        new_hash = self.local_corpus_hash(os.path.join(self.root, "regrade.db"))
+        self.assertNotEqual(new_hash, old_hash)
+        self.assertEqual((status, out, err.splitlines()[-1]),
+                         (1, "", f"scribe-fcgi: regrade on the store: this grader's corpus {new_hash} is not the "
+                                 f"store's current corpus ({old_hash}): publish it first (cluster/publish); "
+                                 "nothing was graded"))
+        status, out, err = regrade(self.stores, os.path.join(self.root, "regrade.db"), corpus, ["--store", ""])
+        self.assertEqual((status, err.splitlines()[0]), (64, "scribe-fcgi: --regrade needs --store (one machine "
+                                                             "regrades at every start)"))
+
+        publish(self.stores, corpus)
+        self.assertEqual(self.store_rows("SELECT corpus_hash FROM current_versions")[0][0], new_hash)
+        backup = os.path.join(self.root, "before-regrade.db")
+        subprocess.run([STORE, "backup", "-cluster", ",".join(n.raft for n in self.stores), "-out", backup], check=True,
+                       capture_output=True, timeout=60)
+        ids = [r[0] for r in self.store_rows("SELECT id FROM submissions WHERE script_id <> :t ORDER BY id", t=retired)]
+        everything = [r[0] for r in self.store_rows("SELECT id, script_id FROM submissions ORDER BY id")]
+        kept = set(ids)
+        pages = [everything[k:k + 64] for k in range(0, len(everything), 64)]
+        version = self.store_rows("SELECT grader_version FROM current_versions")[0][0]
+
+        status, out, err = regrade(self.stores, os.path.join(self.root, "regrade.db"), corpus)
+        self.assertEqual(status, 0, err)
+        self.assertEqual(json.loads(out), {"submissions": len(everything), "graded": len(ids), "already_current": 0,
+                                           "unknown_trial": len(everything) - len(ids),
+                                           "batches": sum(1 for p in pages if kept.intersection(p)),
+                                           "grader_version": version, "corpus_hash": new_hash,
+                                           "store_grader_version": version})
+        # Again: nothing left to grade.
+        status, out, err = regrade(self.stores, os.path.join(self.root, "regrade.db"), corpus)
+        self.assertEqual((status, json.loads(out)["graded"], json.loads(out)["already_current"]), (0, 0, len(ids)), err)
+
+        # One machine, from the backup taken before: the same rows and the same standings.
+        shell = ["sqlite3", "-bail", backup, f".load {EXTENSION}"]
+        subprocess.run(shell + ["select scribe_regrade()"], cwd=REPO, env=dict(os.environ, SCRIBE_OFFLINE="1"),
+                       check=True, capture_output=True, timeout=300)
+        columns = ("submission_id, grader_version, methodology_version, corpus_hash, trial_version_hash, kind, "
+                   "score_total, score_drug, score_mental, score_fabrication, unsafe, critical_count, result")
+        grades = f"SELECT {columns} FROM grades WHERE corpus_hash = :h ORDER BY submission_id"
+        db = sqlite3.connect(backup)
+        try:
+            local = [list(r) for r in db.execute(grades.replace(":h", "?"), (new_hash,))]
+            local_standings = [list(r) for r in db.execute("SELECT * FROM standings ORDER BY vendor_key")]
+        finally:
+            db.close()
+        self.assertEqual(len(local), len(ids))
+        self.assertEqual(self.store_rows(grades, h=new_hash), local)
+        self.assertEqual(self.store_rows("SELECT * FROM standings ORDER BY vendor_key"), local_standings)
+
+    def local_corpus_hash(self, path):
+        db = sqlite3.connect(path)
+        try:
+            return db.execute("SELECT corpus_hash FROM trials LIMIT 1").fetchone()[0]
+        finally:
+            db.close()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,162 @@
+// store_regrade.cpp — RegradeOnStore (see store_regrade.h).
+#include "store_regrade.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "committer.h"
+#include "database.h"
+#include "functions.h"
+
+namespace scribe::http {
+
+using nlohmann::json;
+
+namespace {
+
+// The store's version of scribe_regrade()'s grade row (kGradeInsertReadSql, which reads the
+// columns from the result in SQL): named parameters, as the store takes them.
+const std::string& GradeInsertSql() {
+  static const std::string sql = [] {
+    std::string s = sql::kGradeInsertReadSql;
+    auto put = [&s](const std::string& from, const std::string& to) {
+      std::size_t at = s.find(from);
+      if (at == std::string::npos || s.find(from, at + 1) != std::string::npos)
+        throw std::logic_error("kGradeInsertReadSql has not exactly one " + from);
+      s.replace(at, from.size(), to);
+    };
+    put("?1", ":id");
+    put("?2", ":result");
+    return s;
+  }();
+  return sql;
+}
+
+// The submissions without a grade of these versions, after `after` in id order.
+constexpr const char* kPageSql =
+    "SELECT s.id, s.script_id, s.scribe_output FROM submissions s WHERE s.id > :after AND NOT EXISTS ("
+    "SELECT 1 FROM grades g WHERE g.submission_id = s.id AND g.grader_version = :grader AND g.corpus_hash = :corpus) "
+    "ORDER BY s.id LIMIT :n";
+
+std::string Progress(std::int64_t graded, std::int64_t batches) {
+  return std::to_string(graded) + " grades in " + std::to_string(batches) +
+         " transactions are stored; running the regrade again goes on from there";
+}
+
+// One read on the store; throws with `what` and the store's message when it cannot be done.
+json Read(StoreClient& store, const StoreStatement& statement, const std::string& what) {
+  StoreAnswer a = store.Query(statement);
+  if (a.kind != StoreAnswer::kOk || !a.body["rows"].is_array())
+    throw std::runtime_error("reading " + what + " from the store: " + (a.message.empty() ? "no rows" : a.message));
+  return std::move(a.body["rows"]);
+}
+
+struct Todo {
+  std::string id, script_id, note;
+  std::string result;  // empty: the trial is not in this grader's corpus
+};
+
+}  // namespace
+
+json RegradeOnStore(const std::string& db_path, StoreClient& store, const RegradeOptions& options) {
+  if (options.batch < 1) throw std::invalid_argument("the regrade's batch size must be at least 1");
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::min(cores, 8u));
+  // Each grading thread grades through its own connections to the grader's file, as a request
+  // thread of a worker does (the trials are prepared once per process).
+  std::vector<std::unique_ptr<Database>> dbs;
+  for (int k = 0; k < threads; ++k) dbs.push_back(std::make_unique<Database>(db_path, "full", /*prepare_all=*/k == 0));
+
+  // This grader's versions, as `health` reports them (every result it grades carries them).
+  json health;
+  {
+    Query h = dbs[0]->Run("health");
+    if (!h.Step()) throw std::runtime_error("the grader's database answered no health row");
+    health = json::parse(h.Text(0));
+  }
+  const std::string grader_version = health.value("grader_version", "");
+  const std::string corpus_hash = health["corpus_hash"].is_string() ? health["corpus_hash"].get<std::string>() : "";
+  if (corpus_hash.empty()) throw std::runtime_error("no corpus is loaded in " + db_path + ": start with --corpus DIR");
+  // The versions whose grades the store's standings count.
+  json current = Read(store, {"SELECT grader_version, corpus_hash FROM current_versions"}, "its current versions");
+  if (current.empty() || !current[0][1].is_string() || current[0][1].get<std::string>() != corpus_hash)
+    throw std::runtime_error("this grader's corpus " + corpus_hash + " is not the store's current corpus" +
+                             (current.empty() || !current[0][1].is_string() ? std::string(" (none is published)")
+                                                                             : " (" + current[0][1].get<std::string>() + ")") +
+                             ": publish it first (cluster/publish); nothing was graded");
+  const std::string store_grader_version = current[0][0].is_string() ? current[0][0].get<std::string>() : "";
+
+  std::int64_t graded = 0, unknown = 0, batches = 0;
+  std::string after;  // ids are compared as text, as the store orders them
+  for (;;) {
+    json rows = Read(store,
+                     {kPageSql, {{"after", after}, {"grader", grader_version}, {"corpus", corpus_hash}, {"n", options.batch}}},
+                     "the submissions to grade (" + Progress(graded, batches) + ")");
+    if (rows.empty()) break;
+    std::vector<Todo> todo;
+    for (const json& r : rows) {
+      if (r.size() != 3 || !r[0].is_string() || !r[1].is_string() || !r[2].is_string())
+        throw std::runtime_error("the store answered a submission row that is not (id, script_id, scribe_output)");
+      todo.push_back({r[0].get<std::string>(), r[1].get<std::string>(), r[2].get<std::string>(), ""});
+    }
+    after = todo.back().id;
+    // Graded on `threads` threads, each taking the next note; the rows are written in id order.
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(dbs.size());
+    auto work = [&](std::size_t k) {
+      try {
+        for (std::size_t i; (i = next.fetch_add(1)) < todo.size();) {
+          Query q = dbs[k]->Run("grade");
+          q.Bind(":script_id", todo[i].script_id).Bind(":scribe_output", todo[i].note);
+          if (q.Step() && !q.IsNull(0)) todo[i].result = q.Text(0);
+        }
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> pool;
+    const std::size_t used = std::min(dbs.size(), todo.size());
+    for (std::size_t k = 1; k < used; ++k) pool.emplace_back(work, k);
+    work(0);
+    for (std::thread& t : pool) t.join();
+    for (std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+
+    std::vector<StoreStatement> inserts;
+    for (const Todo& t : todo) {
+      if (t.result.empty()) {
+        ++unknown;
+        continue;
+      }
+      inserts.push_back({GradeInsertSql(), {{"id", t.id}, {"result", t.result}}});
+    }
+    if (inserts.empty()) continue;
+    StoreAnswer a = store.Exec(inserts);
+    if (a.kind != StoreAnswer::kOk)
+      throw std::runtime_error("the store did not confirm " + std::to_string(inserts.size()) + " grades after " + todo.front().id +
+                               ": " + a.message + " (" + Progress(graded, batches) + ")");
+    graded += static_cast<std::int64_t>(inserts.size());
+    ++batches;
+  }
+  // Nothing (more) to grade: the standings brought to what is stored, as scribe_regrade() does.
+  if (StoreAnswer a = store.Exec(StoreRefreshStatements()); a.kind != StoreAnswer::kOk)
+    throw std::runtime_error("the store did not confirm the standings refresh: " + a.message + " (" +
+                             Progress(graded, batches) + ")");
+  json total = Read(store, {"SELECT count(*) FROM submissions"}, "the number of submissions");
+  const std::int64_t submissions = total.empty() ? 0 : total[0][0].get<std::int64_t>();
+  return json{{"submissions", submissions},
+              {"graded", graded},
+              {"already_current", submissions - graded - unknown},
+              {"unknown_trial", unknown},
+              {"batches", batches},
+              {"grader_version", grader_version},
+              {"corpus_hash", corpus_hash},
+              {"store_grader_version", store_grader_version}};
+}
+
+}  // namespace scribe::http

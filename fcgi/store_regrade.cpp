@@ -84,12 +84,14 @@ json RegradeOnStore(const std::string& db_path, StoreClient& store, const Regrad
   if (corpus_hash.empty()) throw std::runtime_error("no corpus is loaded in " + db_path + ": start with --corpus DIR");
   // The versions whose grades the store's standings count.
   json current = Read(store, {"SELECT grader_version, corpus_hash FROM current_versions"}, "its current versions");
-  if (current.empty() || !current[0][1].is_string() || current[0][1].get<std::string>() != corpus_hash)
-    throw std::runtime_error("this grader's corpus " + corpus_hash + " is not the store's current corpus" +
-                             (current.empty() || !current[0][1].is_string() ? std::string(" (none is published)")
-                                                                             : " (" + current[0][1].get<std::string>() + ")") +
-                             ": publish it first (cluster/publish); nothing was graded");
-  const std::string store_grader_version = current[0][0].is_string() ? current[0][0].get<std::string>() : "";
+  auto text = [&current](std::size_t column) {  // "" for no row or NULL
+    return !current.empty() && current[0][column].is_string() ? current[0][column].get<std::string>() : std::string();
+  };
+  const std::string store_grader_version = text(0), store_corpus = text(1);
+  if (store_corpus != corpus_hash)
+    throw std::runtime_error("this grader's corpus " + corpus_hash + " is not the store's current corpus (" +
+                             (store_corpus.empty() ? "none is published" : store_corpus) +
+                             "): publish it first (cluster/publish); nothing was graded");
 
   std::int64_t graded = 0, unknown = 0, batches = 0;
   std::string after;  // ids are compared as text, as the store orders them

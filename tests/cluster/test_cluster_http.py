@@ -341,7 +341,11 @@ class ClusterHttp(unittest.TestCase):
                                            "store_grader_version": version})
         # Again: nothing left to grade.
         status, out, err = regrade(self.stores, os.path.join(self.root, "regrade.db"), corpus)
-        self.assertEqual((status, json.loads(out)["graded"], json.loads(out)["already_current"]), (0, 0, len(ids)), err)
+        self.assertEqual((status, json.loads(out)), (0, {"submissions": len(everything), "graded": 0,
+                                                         "already_current": len(ids),
+                                                         "unknown_trial": len(everything) - len(ids), "batches": 0,
+                                                         "grader_version": version, "corpus_hash": new_hash,
+                                                         "store_grader_version": version}), err)
 
         # One machine, from the backup taken before: the same rows and the same standings.
         shell = ["sqlite3", "-bail", backup, f".load {EXTENSION}"]

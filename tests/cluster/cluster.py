@@ -224,12 +224,16 @@ def publish(nodes, corpus):
         raise RuntimeError("cluster/publish failed")
 
 
+def store_urls(nodes):
+    """The nodes' API addresses as scribe-fcgi's --store takes them."""
+    return ",".join(f"http://{n.http[0]}:{n.http[1]}" for n in nodes)
+
+
 def regrade(stores, db, corpus, extra=()):
     """scribe-fcgi --store … --regrade (offline grading) with its own grader file `db`:
     (exit status, stdout, stderr)."""
-    urls = ",".join(f"http://{n.http[0]}:{n.http[1]}" for n in stores)
-    done = subprocess.run([FCGI, "--store", urls, "--db", db, "--corpus", corpus, "--regrade", *extra], cwd=REPO,
-                          env=dict(os.environ, SCRIBE_OFFLINE="1"), capture_output=True, text=True, timeout=600)
+    done = subprocess.run([FCGI, "--store", store_urls(stores), "--db", db, "--corpus", corpus, "--regrade", *extra],
+                          cwd=REPO, env=dict(os.environ, SCRIBE_OFFLINE="1"), capture_output=True, text=True, timeout=600)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -245,7 +249,7 @@ class Grader:
         self.read = f"{self.host}:{free_port(self.host)}"
         self.db = os.path.join(root, f"grader{index + 1}.db")
         self.log = os.path.join(root, f"grader{index + 1}.log")
-        self.stores = ",".join(f"http://{n.http[0]}:{n.http[1]}" for n in stores)
+        self.stores = store_urls(stores)
         self.proc = None
 
     def start(self):

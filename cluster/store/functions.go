@@ -9,7 +9,7 @@ package main
 // table, no network. The schema's triggers and views call them (scribe_vendor_key,
 // scribe_suite_interval, scribe_json…), so every voter must register them before it opens a
 // database: any voter may become the leader that runs a statement. A second entry turns on
-// foreign keys for each connection.
+// foreign keys and turns off cache spilling for each connection.
 
 /*
 #cgo LDFLAGS: -ldl -lsqlite3
@@ -18,10 +18,18 @@ package main
 #include <sqlite3.h>
 
 // Every connection of the store enforces foreign keys, as the embedded store does (Migrate turns
-// them on for each connection it opens).
+// them on for each connection it opens), and never spills a transaction's pages to the WAL
+// before its COMMIT. dqlite 1.11.1 replicates a transaction at its COMMIT; when a large
+// transaction (a batch of submissions, a page of grades: a few MB) outgrew the page cache and
+// SQLite spilled pages early, the leader at times answered the COMMIT "disk I/O error"
+// (SQLITE_IOERR_SHORT_READ) after the frames had been replicated and applied, its connection then
+// read stale pages, and the next transaction wrote index pages built on them: rows missing from
+// indexes, found by PRAGMA integrity_check (measured: 3,000 submissions in transactions of 50,
+// corrupt in 4 of 4 runs; with spilling off, 0 errors and an intact database in 6 of 6;
+// tests/cluster/test_store.py, test_large_transactions_leave_the_database_intact).
 static int scribe_store_connection(sqlite3* db, char** err, const void* api) {
 	(void)api;
-	return sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, err);
+	return sqlite3_exec(db, "PRAGMA foreign_keys = ON; PRAGMA cache_spill = OFF", NULL, NULL, err);
 }
 
 static const char* scribe_register(const char* path) {

@@ -11,7 +11,10 @@
 //   if (a.kind == StoreAnswer::kOk) for (const auto& row : a.body["rows"]) …
 //
 // Any node forwards to the leader, so a call goes to the node that answered last and moves on to
-// the next when one does not answer or answers 503, until the deadline. A 503 "unavailable" or a
+// the next when one does not answer or answers 503, until the deadline. "Does not answer" is
+// within its share of the time left: what is left split over the nodes not yet tried in this
+// round (with the 8 s deadline and three nodes, 2.7 s each), so that one node that accepts and
+// never answers leaves time for the others. A 503 "unavailable" or a
 // request sent and never answered leaves a write's outcome unknown: the caller repeats it with
 // the same keys (a submission's id), and meeting its own row then means the first attempt was
 // stored. One client per thread (it owns one HttpClient).

@@ -247,6 +247,17 @@ int main(int argc, char** argv) {
     std::string list;
     for (const std::string& u : o.worker.store_urls) list += (list.empty() ? "" : ", ") + u;
     std::fprintf(stderr, "scribe-fcgi: cluster mode: the record is on the store at %s\n", list.c_str());
+    // At start, whether the store's standings count what this grader grades (store_regrade.h;
+    // 2 s: a store that does not answer does not stop the start: /health reports it).
+    scribe::http::StoreClient store(o.worker.store_urls);
+    try {
+      scribe::http::Database db(o.db_path, "full", /*prepare_all=*/false);
+      std::string line = scribe::http::CompareVersions(scribe::http::GraderVersions(db),
+                                                       scribe::http::StoreVersions(store, 2000));
+      std::fprintf(stderr, "scribe-fcgi: %s\n", line.c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "scribe-fcgi: warning: versions not compared with the store's: %s\n", e.what());
+    }
   }
   if (FCGX_Init() != 0) {
     std::fprintf(stderr, "scribe-fcgi: FCGX_Init failed\n");

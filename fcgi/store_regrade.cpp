@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -63,6 +64,46 @@ struct Todo {
 
 }  // namespace
 
+GradeVersions GraderVersions(Database& db) {
+  Query h = db.Run("health");
+  if (!h.Step()) throw std::runtime_error("the grader's database answered no health row");
+  json health = json::parse(h.Text(0));
+  auto text = [&health](const char* key) {
+    return health[key].is_string() ? health[key].get<std::string>() : std::string();
+  };
+  return {text("grader_version"), text("corpus_hash")};
+}
+
+GradeVersions StoreVersions(StoreClient& store, std::int64_t deadline_ms) {
+  StoreAnswer a = store.Query({"SELECT grader_version, corpus_hash FROM current_versions"}, deadline_ms);
+  if (a.kind != StoreAnswer::kOk || !a.body["rows"].is_array())
+    throw std::runtime_error("reading its current versions from the store: " +
+                             (a.message.empty() ? std::string("no rows") : a.message));
+  const json& rows = a.body["rows"];
+  auto text = [&rows](std::size_t column) {  // "" for no row or NULL
+    return !rows.empty() && rows[0].size() > column && rows[0][column].is_string() ? rows[0][column].get<std::string>()
+                                                                                  : std::string();
+  };
+  return {text(0), text(1)};
+}
+
+std::string CompareVersions(const GradeVersions& grader, const GradeVersions& store) {
+  if (store.corpus_hash.empty())
+    return "warning: no corpus is published on the store: submits answer 503 corpus_not_published until this "
+           "grader's corpus " + grader.corpus_hash + " is (cluster/publish)";
+  if (grader.corpus_hash != store.corpus_hash)
+    return "warning: this grader's corpus " + grader.corpus_hash + " is not the store's current corpus (" +
+           store.corpus_hash + "): what it stores is not counted in the standings (and its submits answer 503 "
+           "corpus_not_published if the store has never had its corpus); start it with the store's corpus, or "
+           "publish this one (cluster/publish)";
+  if (grader.grader_version != store.grader_version)
+    return "warning: this grader is version " + grader.grader_version + " and the store's standings count grades of " +
+           store.grader_version + " (its voters' extension): what this grader stores is counted once the voters run "
+           "its build (docs/scale-out.md, \"Upgrading graders one at a time\")";
+  return "the store counts this grader's versions (grader " + grader.grader_version + ", corpus " +
+         grader.corpus_hash + ")";
+}
+
 json RegradeOnStore(const std::string& db_path, StoreClient& store, const RegradeOptions& options) {
   if (options.batch < 1) throw std::invalid_argument("the regrade's batch size must be at least 1");
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -72,33 +113,46 @@ json RegradeOnStore(const std::string& db_path, StoreClient& store, const Regrad
   std::vector<std::unique_ptr<Database>> dbs;
   for (int k = 0; k < threads; ++k) dbs.push_back(std::make_unique<Database>(db_path, "full", /*prepare_all=*/k == 0));
 
-  // This grader's versions, as `health` reports them (every result it grades carries them).
-  json health;
-  {
-    Query h = dbs[0]->Run("health");
-    if (!h.Step()) throw std::runtime_error("the grader's database answered no health row");
-    health = json::parse(h.Text(0));
-  }
-  const std::string grader_version = health.value("grader_version", "");
-  const std::string corpus_hash = health["corpus_hash"].is_string() ? health["corpus_hash"].get<std::string>() : "";
-  if (corpus_hash.empty()) throw std::runtime_error("no corpus is loaded in " + db_path + ": start with --corpus DIR");
-  // The versions whose grades the store's standings count.
-  json current = Read(store, {"SELECT grader_version, corpus_hash FROM current_versions"}, "its current versions");
-  auto text = [&current](std::size_t column) {  // "" for no row or NULL
-    return !current.empty() && current[0][column].is_string() ? current[0][column].get<std::string>() : std::string();
-  };
-  const std::string store_grader_version = text(0), store_corpus = text(1);
-  if (store_corpus != corpus_hash)
+  const GradeVersions mine = GraderVersions(*dbs[0]);
+  if (mine.corpus_hash.empty()) throw std::runtime_error("no corpus is loaded in " + db_path + ": start with --corpus DIR");
+  const GradeVersions counted = StoreVersions(store);
+  const std::string& grader_version = mine.grader_version;
+  const std::string& corpus_hash = mine.corpus_hash;
+  if (counted.corpus_hash != corpus_hash)
     throw std::runtime_error("this grader's corpus " + corpus_hash + " is not the store's current corpus (" +
-                             (store_corpus.empty() ? "none is published" : store_corpus) +
+                             (counted.corpus_hash.empty() ? "none is published" : counted.corpus_hash) +
                              "): publish it first (cluster/publish); nothing was graded");
 
   std::int64_t graded = 0, unknown = 0, batches = 0;
+  // A page's grades are written by a second client on its own thread while the next page is read
+  // and graded; one write is in flight at a time, and it is settled (its outcome counted, or
+  // thrown) before the next is sent and before any error is reported, so the progress a message
+  // gives is what is stored.
+  StoreClient writer(store.urls());
+  struct Write {
+    std::future<StoreAnswer> answer;
+    std::size_t rows = 0;
+    std::string first_id;
+  } pending;
+  auto settle = [&] {
+    if (!pending.answer.valid()) return;
+    StoreAnswer a = pending.answer.get();
+    if (a.kind != StoreAnswer::kOk)
+      throw std::runtime_error("the store did not confirm " + std::to_string(pending.rows) + " grades from " +
+                               pending.first_id + " on: " + a.message + " (" + Progress(graded, batches) + ")");
+    graded += static_cast<std::int64_t>(pending.rows);
+    ++batches;
+  };
   std::string after;  // ids are compared as text, as the store orders them
   for (;;) {
-    json rows = Read(store,
-                     {kPageSql, {{"after", after}, {"grader", grader_version}, {"corpus", corpus_hash}, {"n", options.batch}}},
-                     "the submissions to grade (" + Progress(graded, batches) + ")");
+    json rows;
+    try {
+      rows = Read(store, {kPageSql, {{"after", after}, {"grader", grader_version}, {"corpus", corpus_hash}, {"n", options.batch}}},
+                  "the submissions to grade");
+    } catch (const std::runtime_error& e) {
+      settle();
+      throw std::runtime_error(std::string(e.what()) + " (" + Progress(graded, batches) + ")");
+    }
     if (rows.empty()) break;
     std::vector<Todo> todo;
     for (const json& r : rows) {
@@ -138,13 +192,14 @@ json RegradeOnStore(const std::string& db_path, StoreClient& store, const Regrad
       inserts.push_back({GradeInsertSql(), {{"id", t.id}, {"result", t.result}}});
     }
     if (inserts.empty()) continue;
-    StoreAnswer a = store.Exec(inserts);
-    if (a.kind != StoreAnswer::kOk)
-      throw std::runtime_error("the store did not confirm " + std::to_string(inserts.size()) + " grades after " + todo.front().id +
-                               ": " + a.message + " (" + Progress(graded, batches) + ")");
-    graded += static_cast<std::int64_t>(inserts.size());
-    ++batches;
+    settle();
+    pending.rows = inserts.size();
+    pending.first_id = inserts.front().params["id"].get<std::string>();
+    pending.answer = std::async(std::launch::async, [&writer, statements = std::move(inserts)] {
+      return writer.Exec(statements);
+    });
   }
+  settle();
   // Nothing (more) to grade: the standings brought to what is stored, as scribe_regrade() does.
   if (StoreAnswer a = store.Exec(StoreRefreshStatements()); a.kind != StoreAnswer::kOk)
     throw std::runtime_error("the store did not confirm the standings refresh: " + a.message + " (" +
@@ -158,7 +213,7 @@ json RegradeOnStore(const std::string& db_path, StoreClient& store, const Regrad
               {"batches", batches},
               {"grader_version", grader_version},
               {"corpus_hash", corpus_hash},
-              {"store_grader_version", store_grader_version}};
+              {"store_grader_version", counted.grader_version}};
 }
 
 }  // namespace scribe::http

@@ -21,11 +21,30 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include "store_client.h"
 
 namespace scribe::http {
+
+class Database;
+
+// The versions a grade carries: a grader's (what its --db's `health` reports) or the ones the
+// store's standings count (its `current_versions`: the voters' extension and the corpus
+// published last). "" where there is none.
+struct GradeVersions {
+  std::string grader_version, corpus_hash;
+};
+GradeVersions GraderVersions(Database& db);
+// Throws std::runtime_error naming what failed when the store does not answer within
+// `deadline_ms` (0: the client's own deadline).
+GradeVersions StoreVersions(StoreClient& store, std::int64_t deadline_ms = 0);
+
+// The line a grader in cluster mode logs at start (main.cpp): that the store counts what it
+// grades, or, starting with "warning: ", which version differs and what follows from it (its
+// submissions are stored but not counted in the standings until a regrade or an upgrade).
+std::string CompareVersions(const GradeVersions& grader, const GradeVersions& store);
 
 struct RegradeOptions {
   int batch = 64;    // notes read, graded and written per store transaction

@@ -42,6 +42,14 @@ def note_for(trial, marker):
 TRIALS = sorted(os.listdir(NOTES))[:10]
 
 
+def versions_lines(grader):
+    """The lines of the grader's log (every start) that compare its versions with the store's, and
+    any other warning."""
+    with open(grader.log, encoding="utf-8") as f:
+        return [line.rstrip("\n") for line in f
+                if line.startswith(("scribe-fcgi: the store counts this grader's versions", "scribe-fcgi: warning: "))]
+
+
 class ClusterHttp(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -140,6 +148,11 @@ class ClusterHttp(unittest.TestCase):
     def test_1_a_submission_reads_back_at_once_through_either_grader(self):
         status, _, health = self.get_json("/health")
         self.assertEqual((status, health["ok"], health["store"], health["trials"]), (200, True, {"ok": True}, 40))
+        # Each grader said at start that the store counts what it grades.
+        version, corpus = self.store_rows("SELECT grader_version, corpus_hash FROM current_versions")[0]
+        for g in self.graders:
+            self.assertEqual(versions_lines(g), [f"scribe-fcgi: the store counts this grader's versions "
+                                                 f"(grader {version}, corpus {corpus})"])
         trial = TRIALS[0]
         status, headers, body = self.submit(trial, "Acme Scribe", note_for(trial, "first"))
         self.assertEqual(status, 201, body)
@@ -210,6 +223,14 @@ class ClusterHttp(unittest.TestCase):
             self.assertRegex(body["error"]["message"],
                              r"^this grader's corpus [0-9a-f]{64} is not published on the store of record; nothing was stored$")
             self.assertEqual(self.store_rows("SELECT count(*) FROM submissions WHERE vendor = 'Stray'"), [[0]])
+            # … and it said so at start.
+            stray_corpus = json.loads(edge.request("GET", "/health")[2])["corpus_hash"]
+            current = self.store_rows("SELECT corpus_hash FROM current_versions")[0][0]
+            self.assertEqual(versions_lines(stray), [
+                f"scribe-fcgi: warning: this grader's corpus {stray_corpus} is not the store's current corpus "
+                f"({current}): what it stores is not counted in the standings (and its submits answer 503 "
+                "corpus_not_published if the store has never had its corpus); start it with the store's corpus, or "
+                "publish this one (cluster/publish)"])
         finally:
             edge.stop()
             stray.stop()

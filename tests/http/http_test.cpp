@@ -5,6 +5,7 @@
 #include <string>
 
 #include "http.h"
+#include "store_regrade.h"
 #include "validate.h"
 
 namespace scribe::http {
@@ -135,3 +136,25 @@ TEST(Errors, ResponseHeadStartsWithStatusAndContentType) {
 
 }  // namespace
 }  // namespace scribe::http
+
+// What a grader in cluster mode logs at start about its versions and the store's (main.cpp).
+TEST(StoreVersions, AGraderLogsWhetherTheStoreCountsWhatItGrades) {
+  using scribe::http::CompareVersions;
+  const std::string a(64, 'a'), b(64, 'b');
+  EXPECT_EQ(CompareVersions({"2.4.0", a}, {"2.4.0", a}),
+            "the store counts this grader's versions (grader 2.4.0, corpus " + a + ")");
+  EXPECT_EQ(CompareVersions({"2.4.0", a}, {"2.4.0", ""}),
+            "warning: no corpus is published on the store: submits answer 503 corpus_not_published until this "
+            "grader's corpus " + a + " is (cluster/publish)");
+  EXPECT_EQ(CompareVersions({"2.4.0", a}, {"2.4.0", b}),
+            "warning: this grader's corpus " + a + " is not the store's current corpus (" + b +
+                "): what it stores is not counted in the standings (and its submits answer 503 corpus_not_published "
+                "if the store has never had its corpus); start it with the store's corpus, or publish this one "
+                "(cluster/publish)");
+  // The corpus is named first: it decides whether anything is stored at all.
+  EXPECT_EQ(CompareVersions({"2.5.0", a}, {"2.4.0", b}).rfind("warning: this grader's corpus ", 0), 0u);
+  EXPECT_EQ(CompareVersions({"2.5.0", a}, {"2.4.0", a}),
+            "warning: this grader is version 2.5.0 and the store's standings count grades of 2.4.0 (its voters' "
+            "extension): what this grader stores is counted once the voters run its build (docs/scale-out.md, "
+            "\"Upgrading graders one at a time\")");
+}

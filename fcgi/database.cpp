@@ -113,6 +113,50 @@ int PrepareDatabase(const std::string& path, const std::string& corpus_dir, cons
   return trials;
 }
 
+int AdoptStoreCommitments(const std::string& path, StoreClient& store, std::int64_t deadline_ms) {
+  StoreAnswer a = store.Query({"SELECT trial_id, version_hash, locked_at FROM sealed_commitments"}, deadline_ms);
+  if (a.kind != StoreAnswer::kOk || !a.body["rows"].is_array())
+    throw std::runtime_error("reading the sealed commitments from the store: " +
+                             (a.message.empty() ? std::string("no rows") : a.message));
+  std::unique_ptr<sqlite3, decltype(&sqlite3_close)> db(Open(path, /*writable=*/true), &sqlite3_close);
+  auto fail = [&db](const std::string& what) {
+    return std::runtime_error("writing the store's commitments into " + std::string(sqlite3_db_filename(db.get(), "main")) +
+                              ": " + what + ": " + sqlite3_errmsg(db.get()));
+  };
+  if (sqlite3_exec(db.get(), "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) throw fail("BEGIN");
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db.get(),
+                         "UPDATE sealed_commitments SET locked_at = ?3 "
+                         "WHERE trial_id = ?1 AND version_hash = ?2 AND locked_at IS NOT ?3",
+                         -1, &s, nullptr) != SQLITE_OK) {
+    sqlite3_exec(db.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+    throw fail("prepare");
+  }
+  std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> update(s, &sqlite3_finalize);
+  int changed = 0;
+  for (const nlohmann::json& r : a.body["rows"]) {
+    if (!r.is_array() || r.size() != 3 || !r[0].is_string() || !r[1].is_string() || !r[2].is_string()) {
+      sqlite3_exec(db.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+      throw std::runtime_error("the store answered a commitment that is not (trial_id, version_hash, locked_at)");
+    }
+    for (int i = 0; i < 3; ++i) {
+      const std::string& v = r[i].get_ref<const std::string&>();
+      sqlite3_bind_text(s, i + 1, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    }
+    if (sqlite3_step(s) != SQLITE_DONE) {
+      sqlite3_exec(db.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+      throw fail("update");
+    }
+    changed += sqlite3_changes(db.get());
+    sqlite3_reset(s);
+  }
+  if (sqlite3_exec(db.get(), "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    sqlite3_exec(db.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+    throw fail("COMMIT");
+  }
+  return changed;
+}
+
 void Database::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 void Database::Finalizer::operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 

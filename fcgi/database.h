@@ -44,6 +44,15 @@ inline constexpr const char* kEndpointNames[] = {"health",      "scripts", "scri
 // Returns the number of trials in the database afterwards. Throws std::runtime_error.
 int PrepareDatabase(const std::string& path, const std::string& corpus_dir, const std::string& sealed_dir = "");
 
+// Cluster mode, at start (main.cpp): each sealed commitment in the grader's file at `path` takes
+// the lock time the store has for it. The store keeps the commitment (cluster/publish adds it
+// once, at the first publication); the grader's own corpus load stamped its copy with the
+// grader's start, so without this every grader's trial cards (`locked_at`) would show another
+// time, and a new one after each start with a fresh --db. Returns how many rows changed;
+// commitments the store does not have keep the grader's time. Throws std::runtime_error when the
+// store does not answer within `deadline_ms` or the file cannot be written.
+int AdoptStoreCommitments(const std::string& path, StoreClient& store, std::int64_t deadline_ms);
+
 // True for SQLite result codes that mean the database cannot be written (disk full, I/O error,
 // read-only, corrupt): the answer to a write that failed so is 507/503, and /health reports it.
 bool IsStorageError(int code);

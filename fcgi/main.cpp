@@ -247,8 +247,10 @@ int main(int argc, char** argv) {
     std::string list;
     for (const std::string& u : o.worker.store_urls) list += (list.empty() ? "" : ", ") + u;
     std::fprintf(stderr, "scribe-fcgi: cluster mode: the record is on the store at %s\n", list.c_str());
-    // At start, whether the store's standings count what this grader grades (store_regrade.h;
-    // 2 s: a store that does not answer does not stop the start: /health reports it).
+    // At start, two reads of the store (2 s each; a store that does not answer does not stop the
+    // start: /health reports it): whether the store's standings count what this grader grades
+    // (store_regrade.h), and the sealed commitments' lock times, so that every grader's trial
+    // cards show the store's (database.h, AdoptStoreCommitments).
     scribe::http::StoreClient store(o.worker.store_urls);
     try {
       scribe::http::Database db(o.db_path, "full", /*prepare_all=*/false);
@@ -257,6 +259,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "scribe-fcgi: %s\n", line.c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "scribe-fcgi: warning: versions not compared with the store's: %s\n", e.what());
+    }
+    try {
+      scribe::http::AdoptStoreCommitments(o.db_path, store, 2000);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "scribe-fcgi: warning: the trial cards show this grader's own lock times: %s\n", e.what());
     }
   }
   if (FCGX_Init() != 0) {

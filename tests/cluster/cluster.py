@@ -1,9 +1,13 @@
 """cluster.py — the pieces of a one-machine cluster for tests/cluster: store voters
 (`scribe-store serve` on 127.0.0.1-3), graders (`scribe-fcgi --store` on TCP), an nginx edge, and
-real graded submissions. Every wait is bounded (wait_for)."""
+real graded submissions; and ClusterStack, all of them behind tests/http/harness.py's Stack
+interface, so tests/http/test_api.py runs against a cluster (tests/cluster/test_http_suite.py).
+Every wait is bounded (wait_for)."""
 
 
+import contextlib
 import http.client
+import itertools
 import json
 import os
 import re
@@ -16,6 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "http"))
+import harness  # noqa: E402  (tests/http: Reply, the FastCGI client, the process-group bookkeeping)
 
 REPO = os.environ.get("SCRIBE_REPO") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD_DIR = os.environ.get("SCRIBE_BUILD_DIR") or os.path.join(REPO, "build")
@@ -204,24 +211,34 @@ def leader_of(nodes):
     return wait_for("a leader", find)
 
 
-def migrate_and_publish(nodes):
+def migrate_and_publish(nodes, corpus="corpus/scripts", sealed=None):
     """The schema and the corpus, as plain SQL through the store (scribe-store migrate,
     cluster/publish | scribe-store sql)."""
     cluster = ",".join(n.raft for n in nodes)
     subprocess.run([STORE, "migrate", "-cluster", cluster, "-schema", "sql/schema.sql"], cwd=REPO, check=True,
                    capture_output=True, timeout=60)
-    publish(nodes, "corpus/scripts")
+    publish(nodes, corpus, sealed)
 
 
-def publish(nodes, corpus):
-    """cluster/publish CORPUS | scribe-store sql: the corpus becomes the store's current one."""
+def publish(nodes, corpus, sealed=None):
+    """cluster/publish CORPUS [SEALED] | scribe-store sql: the corpus (with the sealed trials kept
+    in SEALED) becomes the store's current one."""
     cluster = ",".join(n.raft for n in nodes)
-    printer = subprocess.Popen([os.path.join(REPO, "cluster", "publish"), corpus], cwd=REPO, stdout=subprocess.PIPE)
+    printer = subprocess.Popen([os.path.join(REPO, "cluster", "publish"), corpus] + ([sealed] if sealed else []),
+                               cwd=REPO, stdout=subprocess.PIPE)
     subprocess.run([STORE, "sql", "-cluster", cluster, "-file", "-"], cwd=REPO, stdin=printer.stdout, check=True,
                    capture_output=True, timeout=120)
     printer.stdout.close()
     if printer.wait(timeout=60) != 0:
         raise RuntimeError("cluster/publish failed")
+
+
+def store_sql(nodes, text, timeout=120):
+    """`scribe-store sql -cluster … -file -` with `text` on its standard input (statements run in
+    one transaction on the leader, as publish's are): the CompletedProcess, text mode."""
+    cluster = ",".join(n.raft for n in nodes)
+    return subprocess.run([STORE, "sql", "-cluster", cluster, "-file", "-"], cwd=REPO, input=text, text=True,
+                          capture_output=True, timeout=timeout)
 
 
 def store_urls(nodes):
@@ -241,9 +258,12 @@ class Grader:
     """scribe-fcgi in cluster mode on 127.0.0.x: a submit socket and a read socket on TCP, its
     own SQLite file for the corpus, the record on the store."""
 
-    def __init__(self, index, root, stores, corpus="corpus/scripts"):
+    def __init__(self, index, root, stores, corpus="corpus/scripts", sealed=None, workers=1, read_workers=2):
         self.index = index
         self.corpus = corpus
+        self.sealed = sealed
+        self.workers = workers
+        self.read_workers = read_workers
         self.host = HOSTS[index]
         self.submit = f"{self.host}:{free_port(self.host)}"
         self.read = f"{self.host}:{free_port(self.host)}"
@@ -255,7 +275,10 @@ class Grader:
     def start(self):
         env = dict(os.environ, SCRIBE_OFFLINE="1")
         args = [FCGI, "--socket", self.submit, "--read-socket", self.read, "--db", self.db, "--corpus", self.corpus,
-                "--store", self.stores, "--workers", "1", "--read-workers", "2", "--allow", "127.0.0.1"]
+                "--store", self.stores, "--workers", str(self.workers), "--read-workers", str(self.read_workers),
+                "--allow", "127.0.0.1"]
+        if self.sealed:
+            args += ["--sealed-corpus", self.sealed]
         with open(self.log, "a") as log:
             before = log.tell()  # the log of an earlier start stays above
             self.proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -289,14 +312,17 @@ class Grader:
 class Edge:
     """nginx rendered from nginx/nginx.conf.template with the graders as its upstream groups."""
 
-    def __init__(self, root, graders):
-        """`root`: the test's directory (the edge's files go in root/edge)."""
+    def __init__(self, root, graders, audio_dir=None):
+        """`root`: the test's directory (the edge's files go in root/edge); `audio_dir`: the
+        recordings it serves (scripts/serve's <corpus>/../audio; default corpus/audio)."""
         self.dir = os.path.join(root, "edge")
         self.port = free_port("127.0.0.1")
         env = dict(os.environ, HOST="127.0.0.1", PORT=str(self.port), SUBMIT_RATE="100000r/s", SUBMIT_BURST="100000",
                    SUBMIT_CONCURRENCY="10000",
                    FCGI_SUBMIT_SERVERS=" ".join(f"server {g.submit} max_fails=1 fail_timeout=5s;" for g in graders),
                    FCGI_READ_SERVERS=" ".join(f"server {g.read} max_fails=1 fail_timeout=5s;" for g in graders))
+        if audio_dir:
+            env["AUDIO_DIR"] = os.path.realpath(audio_dir)
         subprocess.run(["bash", "-c", 'source scripts/lib.sh && scribe_render_nginx "$1"', "_", self.dir], cwd=REPO,
                        env=env, check=True, timeout=30)
         self.proc = None
@@ -334,3 +360,179 @@ class Edge:
             return reply.status, {k.lower(): v for k, v in reply.getheaders()}, reply.read()
         finally:
             conn.close()
+
+
+class _Rows:
+    """A query's rows as a sqlite3 cursor hands them out: tuples, fetchone() and fetchall()."""
+
+    def __init__(self, rows):
+        self.rows = [tuple(r) for r in rows]
+
+    def fetchone(self):
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self):
+        return list(self.rows)
+
+
+class StoreDb:
+    """What the HTTP tests do with harness.Stack.db() (a read-only sqlite3 connection:
+    `with stack.db() as db: db.execute(sql, params).fetchone()`), answered by a store node's
+    /v1/query. The store binds named parameters only: each positional "?" becomes ?1, ?2, …"""
+
+    def __init__(self, nodes):
+        self.nodes = nodes
+
+    def execute(self, sql, params=()):
+        numbers = itertools.count(1)
+        numbered = re.sub(r"\?(?!\d)", lambda _: f"?{next(numbers)}", sql)
+        node = next(n for n in self.nodes if n.alive())
+        return _Rows(node.query(numbered, **{f"?{i}": v for i, v in enumerate(params, 1)}))
+
+    def close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class ClusterStack:
+    """harness.Stack's interface (what tests/http/test_api.py uses) on a one-machine cluster:
+    three store voters, `graders` graders (`scribe-fcgi --store`, FastCGI over TCP) and one nginx
+    edge rendered from scripts/serve's template.
+
+        stack = ClusterStack(corpus=dir, workers=2).start()
+        stack.request("GET", "/api/scripts")       # through the edge, a harness.Reply
+        stack.db().execute(sql, params)            # a read on the store
+        stack.stop(); stack.cleanup()
+
+    `corpus` (default corpus/scripts) is published to the store and is every grader's --corpus;
+    its recordings (<corpus>/../audio) are the edge's. `workers`/`read_workers` are each grader's.
+    `extra_env` takes SCRIBE_SEALED_CORPUS (published with the corpus, each grader's
+    --sealed-corpus), as scripts/serve does."""
+
+    def __init__(self, *, workers=1, read_workers=2, corpus=None, extra_env=None, graders=2):
+        extra = dict(extra_env or {})
+        self.sealed = extra.pop("SCRIBE_SEALED_CORPUS", None)
+        if extra:
+            raise ValueError(f"ClusterStack does not take {sorted(extra)}")
+        self.tmp = tempfile.mkdtemp(prefix="scribe-cluster-api-")
+        self.corpus = corpus or "corpus/scripts"
+        self.workers, self.read_workers, self.grader_count = workers, read_workers, graders
+        self.stores, self.graders, self.edge = [], [], None
+        self.port = None
+        self.base = None
+        self._submit_turn = itertools.count()
+        self._read_turn = itertools.count()
+
+    def start(self):
+        for path in (STORE, EXTENSION, FCGI):
+            if not os.path.exists(path):
+                raise RuntimeError(f"{path} is missing: run scripts/test-cluster")
+        try:
+            self.stores = start_stores(self.tmp)
+            self._track(self.stores)
+            migrate_and_publish(self.stores, self.corpus, self.sealed)
+            self.graders = [Grader(i, self.tmp, self.stores, corpus=self.corpus, sealed=self.sealed,
+                                   workers=self.workers, read_workers=self.read_workers)
+                            for i in range(self.grader_count)]
+            for g in self.graders:
+                g.start()
+                self._track([g])
+            audio = os.path.join(self.corpus if os.path.isabs(self.corpus) else os.path.join(REPO, self.corpus),
+                                 "..", "audio")
+            self.edge = Edge(self.tmp, self.graders, audio_dir=audio)
+            self.edge.start()
+            self._track([self.edge])
+        except BaseException:
+            self.cleanup()
+            raise
+        self.port = self.edge.port
+        self.base = f"http://127.0.0.1:{self.port}{PREFIX}"
+        return self
+
+    @staticmethod
+    def _track(parts):
+        """Every part leads its own process group: harness.leftover_processes checks them."""
+        harness.STARTED_GROUPS.update(p.proc.pid for p in parts)
+
+    def stop(self):
+        """Edge, graders, then the store, each asked to stop (SIGQUIT, SIGTERM), killed when it
+        does not within its limit."""
+        if self.edge:
+            self.edge.stop()
+        for g in self.graders:
+            g.stop()
+        stop_nodes(self.stores)
+
+    def cleanup(self):
+        """Whatever still runs is killed; the cluster's directory is removed (SCRIBE_KEEP_CLUSTER
+        keeps it)."""
+        if self.edge and self.edge.proc and self.edge.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.edge.proc.pid, signal.SIGKILL)
+            self.edge.proc.wait(timeout=20)
+        for part in self.graders:
+            if part.alive():
+                with contextlib.suppress(ProcessLookupError):
+                    part.kill()
+        for node in self.stores:
+            if node.alive():
+                node.kill()
+        remove_root(self.tmp)
+
+    # Stack's own code, unchanged: it needs only port, db(), socket_path() and read_socket_path().
+    request = harness.Stack.request
+    submit = harness.Stack.submit
+    count_submissions = harness.Stack.count_submissions
+    fastcgi = harness.Stack.fastcgi
+    read_worker = harness.Stack.read_worker
+
+    def db(self):
+        """The record, read on the store (harness.Stack.db's interface)."""
+        return StoreDb(self.stores)
+
+    def write_sql(self, text):
+        """Statements run on the store past the program (an analyst's `scribe-store sql`)."""
+        return store_sql(self.stores, text)
+
+    def socket_path(self):
+        """A grader's submit address, (host, port): the graders in turn, as nginx spreads them."""
+        g = self.graders[next(self._submit_turn) % len(self.graders)]
+        host, port = g.submit.rsplit(":", 1)
+        return host, int(port)
+
+    def read_socket_path(self):
+        """A grader's read address, (host, port): the graders in turn."""
+        g = self.graders[next(self._read_turn) % len(self.graders)]
+        host, port = g.read.rsplit(":", 1)
+        return host, int(port)
+
+    def read_log(self):
+        """Every grader's log, one after the other."""
+        out = []
+        for g in self.graders:
+            with open(g.log, "rb") as f:
+                out.append(f.read().decode("utf-8", "replace"))
+        return "".join(out)
+
+    @contextlib.contextmanager
+    def graders_stopped(self):
+        """Every grader stopped for the block (nginx has no upstream it can reach), started again
+        after it, and back in the edge's upstream groups when this returns: the edge takes a
+        grader that failed a request out for fail_timeout=5s (docs/scale-out.md, Roles: "Edges"),
+        counted in nginx's whole seconds, in each of its worker processes, so this waits 6.5 s
+        after the block's last request before the next test's requests reach the edge."""
+        for g in self.graders:
+            g.stop()
+        try:
+            yield
+        finally:
+            ended = time.monotonic()
+            for g in self.graders:
+                g.start()
+                self._track([g])
+            time.sleep(max(0.0, 6.5 - (time.monotonic() - ended)))

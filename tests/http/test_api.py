@@ -4,6 +4,11 @@ One stack for the module (scripts/serve on a free port, temporary database), sta
 copy of corpus/scripts plus one sealed trial (no recording) and the recordings of corpus/audio
 beside it, one of them stale (its trial's text edited after rendering). Exact bodies and
 messages are the contract (docs/http-api.md).
+
+With SCRIBE_HTTP_STACK=cluster the same tests run against a one-machine cluster instead
+(tests/cluster/cluster.py ClusterStack: three store voters, two graders, one nginx edge; run by
+tests/cluster/test_http_suite.py): the record is read on the store, written with `scribe-store
+sql`, and FastCGI goes to the graders' TCP addresses.
 """
 
 import contextlib
@@ -16,6 +21,7 @@ import shutil
 import socket
 import subprocess
 import sqlite3
+import sys
 import tempfile
 import time
 import unittest
@@ -56,6 +62,19 @@ def edge_fresh(test, fetch, ready, within):
         if waited > within:
             test.fail(f"not fresh after {waited:.3f} s: {reply.status} {reply.body[:200]!r}")
         time.sleep(0.01)
+
+
+CLUSTER = False  # set by setUpModule: SCRIBE_HTTP_STACK=cluster
+
+
+def make_stack(**options):
+    """A started stack: the single machine (harness.Stack: scripts/serve), or with
+    SCRIBE_HTTP_STACK=cluster a cluster with the same interface (tests/cluster/cluster.py)."""
+    if not CLUSTER:
+        return Stack(**options).start()
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cluster"))
+    from cluster import ClusterStack
+    return ClusterStack(**options).start()
 
 
 def reference_note(trial):
@@ -105,7 +124,11 @@ def recordings():
 
 
 def setUpModule():
-    global stack, corpus_root, corpus_dir
+    global stack, corpus_root, corpus_dir, CLUSTER
+    kind = os.environ.get("SCRIBE_HTTP_STACK", "single")
+    if kind not in ("single", "cluster"):
+        raise ValueError(f"SCRIBE_HTTP_STACK is single or cluster, not {kind!r}")
+    CLUSTER = kind == "cluster"
     corpus_root = tempfile.mkdtemp(prefix="scribe-corpus-")
     corpus_dir = os.path.join(corpus_root, "scripts")
     os.mkdir(corpus_dir)
@@ -128,7 +151,11 @@ def setUpModule():
         sealed = f.read().replace(f"id: {TRIAL}\n", f"id: {SEALED}\n", 1)
     with open(os.path.join(corpus_dir, SEALED + ".yaml"), "w", encoding="utf-8") as f:
         f.write(sealed.rstrip("\n") + "\nsealed: true\n")
-    stack = Stack(corpus=corpus_dir, workers=2).start()
+    try:
+        stack = make_stack(corpus=corpus_dir, workers=2)
+    except BaseException:
+        shutil.rmtree(corpus_root, ignore_errors=True)
+        raise
 
 
 def tearDownModule():
@@ -148,9 +175,13 @@ class Health(unittest.TestCase):
         self.assertEqual(r.status, 200)
         self.assertEqual(r.headers["content-type"], "application/json")
         body = r.json()
-        self.assertEqual(list(body), ["ok", "grader_version", "schema_version", "trials", "corpus_hash", "storage"])
+        # docs/http-api.md, /health: in cluster mode (--store) the body also has "store".
+        self.assertEqual(list(body), ["ok", "grader_version", "schema_version", "trials", "corpus_hash", "storage"]
+                         + (["store"] if CLUSTER else []))
         self.assertIs(body["ok"], True)
         self.assertEqual(body["storage"], {"ok": True})
+        if CLUSTER:
+            self.assertEqual(body["store"], {"ok": True})
         self.assertEqual(r.headers["cache-control"], "no-cache")
         self.assertEqual(body["trials"], corpus_trial_count())
         self.assertRegex(body["corpus_hash"], r"^[0-9a-f]{64}$")
@@ -171,9 +202,12 @@ class Health(unittest.TestCase):
         self.assertEqual(r.body, b"")
 
     def test_seed_smoke_script_holds(self):
-        # The README's smoke test (tests/http/seed_smoke.sh), exactly as a user runs it.
+        # The README's smoke test (tests/http/seed_smoke.sh), exactly as a user runs it. Its last
+        # step reads drug_cache, which a cluster keeps in each grader's own file
+        # (docs/scale-out.md, Roles: "Graders").
+        db_path = stack.graders[0].db if CLUSTER else stack.db_path
         done = subprocess.run([os.path.join(REPO, "tests", "http", "seed_smoke.sh"),
-                               f"http://127.0.0.1:{stack.port}", stack.db_path],
+                               f"http://127.0.0.1:{stack.port}", db_path],
                               capture_output=True, text=True, timeout=60)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         lines = done.stdout.splitlines()
@@ -374,7 +408,7 @@ class SealedCorpus(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.stack = Stack(workers=1, read_workers=1, extra_env={"SCRIBE_SEALED_CORPUS": cls.DIR}).start()
+        cls.stack = make_stack(workers=1, read_workers=1, extra_env={"SCRIBE_SEALED_CORPUS": cls.DIR})
 
     @classmethod
     def tearDownClass(cls):
@@ -972,7 +1006,7 @@ class BadgesAndLeaderboard(unittest.TestCase):
                 self.assertEqual(state(), expected)
             # Each submit refreshed its vendor's standing in its own commit: nothing is left dirty,
             # and the leaderboard read the table (sql/schema.sql, migrate 6).
-            with contextlib.closing(sqlite3.connect(f"file:{stack.db_path}?mode=ro", uri=True)) as db:
+            with contextlib.closing(stack.db()) as db:
                 self.assertEqual(db.execute("SELECT count(*) FROM standings_dirty").fetchone(), (0,))
                 self.assertEqual(db.execute("SELECT runs, trials FROM standings WHERE vendor_key = 'fresh vendor'").fetchall(),
                                  [(done, done)])
@@ -1037,14 +1071,20 @@ class BadgesAndLeaderboard(unittest.TestCase):
         # sanitizer build's extension cannot load into the plain shell; the release build's
         # computes the same keys.
         name = "'" + evil.replace("'", "''") + "'"
-        sql = (".bail on\n.timeout 10000\n.load " + shell_extension(self) + "\n"
-               "INSERT INTO submissions (id, script_id, kind, vendor, corpus_hash, grader_version, score_total, "
-               "score_drug, score_mental, score_fabrication, unsafe, scribe_output, result) "
-               "SELECT printf('eeee%012d', row_number() OVER (ORDER BY script_id)), script_id, kind, " + name + ", "
-               "corpus_hash, grader_version, 0.9, 0.9, 0.9, 0.9, 0, scribe_output, "
-               "json_set(result, '$.vendor', " + name + ", '$.score_total', 0.9) "
-               "FROM submissions WHERE vendor = 'Passing Scribe (v2.1)';\n")
-        done = subprocess.run(["sqlite3", stack.db_path], input=sql, text=True, capture_output=True, timeout=60)
+        insert = ("INSERT INTO submissions (id, script_id, kind, vendor, corpus_hash, grader_version, score_total, "
+                  "score_drug, score_mental, score_fabrication, unsafe, scribe_output, result) "
+                  "SELECT printf('eeee%012d', row_number() OVER (ORDER BY script_id)), script_id, kind, " + name + ", "
+                  "corpus_hash, grader_version, 0.9, 0.9, 0.9, 0.9, 0, scribe_output, "
+                  "json_set(result, '$.vendor', " + name + ", '$.score_total', 0.9) "
+                  "FROM submissions WHERE vendor = 'Passing Scribe (v2.1)';\n")
+        if CLUSTER:
+            # The record is on the store, whose connections have the extension's pure functions
+            # (scribe_vendor_key among them; docs/scale-out.md, Roles: "Store"): the same INSERT
+            # through `scribe-store sql`.
+            done = stack.write_sql(insert)
+        else:
+            sql = ".bail on\n.timeout 10000\n.load " + shell_extension(self) + "\n" + insert
+            done = subprocess.run(["sqlite3", stack.db_path], input=sql, text=True, capture_output=True, timeout=60)
         self.assertEqual((done.returncode, done.stderr), (0, ""))
         # Written past the program: the edge cache may answer from before for up to 1 s.
         board, _ = edge_fresh(self, lambda: stack.request("GET", "/api/leaderboard"),
@@ -1115,18 +1155,29 @@ class EdgeCache(unittest.TestCase):
         good, _ = edge_fresh(self, lambda: stack.request("GET", "/api/leaderboard"),
                              lambda r: r.headers.get("x-cache") == "HIT", within=1.5)
         time.sleep(1.1)  # the entry has expired
-        away = stack.read_socket_path() + ".away"
-        os.rename(stack.read_socket_path(), away)  # nginx can no longer reach the read workers
-        try:
+        with self.read_workers_unreachable():
             stale = stack.request("GET", "/api/leaderboard")
             self.assertEqual((stale.status, stale.headers.get("x-cache"), stale.body), (200, "STALE", good.body))
             health = stack.request("GET", "/health")  # never kept: the outage shows
             self.assertEqual((health.status, health.json()["error"]["code"]), (503, "unavailable"))
-        finally:
-            os.rename(away, stack.read_socket_path())
         fresh, _ = edge_fresh(self, lambda: stack.request("GET", "/api/leaderboard"),
                               lambda r: r.headers.get("x-cache") in ("EXPIRED", "MISS", "HIT"), within=1.5)
         self.assertEqual(fresh.status, 200)
+
+    @contextlib.contextmanager
+    def read_workers_unreachable(self):
+        if CLUSTER:
+            # The graders listen on TCP (nothing to rename): with every grader stopped nginx can
+            # reach none of its upstreams, as with the renamed socket on one machine.
+            with stack.graders_stopped():
+                yield
+            return
+        away = stack.read_socket_path() + ".away"
+        os.rename(stack.read_socket_path(), away)  # nginx can no longer reach the read workers
+        try:
+            yield
+        finally:
+            os.rename(away, stack.read_socket_path())
 
     def test_what_is_not_kept(self):
         # Health, stored submissions, vendor pages and submits always reach the program, and so

@@ -312,12 +312,14 @@ class Grader:
 class Edge:
     """nginx rendered from nginx/nginx.conf.template with the graders as its upstream groups."""
 
-    def __init__(self, root, graders, audio_dir=None):
+    def __init__(self, root, graders, audio_dir=None, submit_rate="100000r/s", submit_burst=100000):
         """`root`: the test's directory (the edge's files go in root/edge); `audio_dir`: the
-        recordings it serves (scripts/serve's <corpus>/../audio; default corpus/audio)."""
+        recordings it serves (scripts/serve's <corpus>/../audio; default corpus/audio);
+        `submit_rate`, `submit_burst`: nginx's per-address submit limit (scripts/serve's)."""
         self.dir = os.path.join(root, "edge")
         self.port = free_port("127.0.0.1")
-        env = dict(os.environ, HOST="127.0.0.1", PORT=str(self.port), SUBMIT_RATE="100000r/s", SUBMIT_BURST="100000",
+        env = dict(os.environ, HOST="127.0.0.1", PORT=str(self.port), SUBMIT_RATE=submit_rate,
+                   SUBMIT_BURST=str(submit_burst),
                    SUBMIT_CONCURRENCY="10000",
                    FCGI_SUBMIT_SERVERS=" ".join(f"server {g.submit} max_fails=1 fail_timeout=5s;" for g in graders),
                    FCGI_READ_SERVERS=" ".join(f"server {g.read} max_fails=1 fail_timeout=5s;" for g in graders))
@@ -410,11 +412,13 @@ class ClusterStack:
         stack.stop(); stack.cleanup()
 
     `corpus` (default corpus/scripts) is published to the store and is every grader's --corpus;
-    its recordings (<corpus>/../audio) are the edge's. `workers`/`read_workers` are each grader's.
+    its recordings (<corpus>/../audio) are the edge's. `workers`/`read_workers` are each grader's;
+    `submit_rate`/`submit_burst` the edge's limit, as Stack's.
     `extra_env` takes SCRIBE_SEALED_CORPUS (published with the corpus, each grader's
     --sealed-corpus), as scripts/serve does."""
 
-    def __init__(self, *, workers=1, read_workers=2, corpus=None, extra_env=None, graders=2):
+    def __init__(self, *, workers=1, read_workers=2, corpus=None, extra_env=None, graders=2,
+                 submit_rate="100000r/s", submit_burst=100000):
         extra = dict(extra_env or {})
         self.sealed = extra.pop("SCRIBE_SEALED_CORPUS", None)
         if extra:
@@ -422,6 +426,7 @@ class ClusterStack:
         self.tmp = tempfile.mkdtemp(prefix="scribe-cluster-api-")
         self.corpus = corpus or "corpus/scripts"
         self.workers, self.read_workers, self.grader_count = workers, read_workers, graders
+        self.submit_rate, self.submit_burst = submit_rate, submit_burst
         self.stores, self.graders, self.edge = [], [], None
         self.port = None
         self.base = None
@@ -444,7 +449,8 @@ class ClusterStack:
                 self._track([g])
             audio = os.path.join(self.corpus if os.path.isabs(self.corpus) else os.path.join(REPO, self.corpus),
                                  "..", "audio")
-            self.edge = Edge(self.tmp, self.graders, audio_dir=audio)
+            self.edge = Edge(self.tmp, self.graders, audio_dir=audio, submit_rate=self.submit_rate,
+                             submit_burst=self.submit_burst)
             self.edge.start()
             self._track([self.edge])
         except BaseException:

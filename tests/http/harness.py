@@ -272,6 +272,26 @@ class Stack:
         return Reply(status, merged, body, lines[1:])
 
 
+def cluster_mode():
+    """True when SCRIBE_HTTP_STACK=cluster: the HTTP suites that can run against a cluster
+    (tests/cluster/test_http_suite.py) start one instead of scripts/serve."""
+    kind = os.environ.get("SCRIBE_HTTP_STACK", "single")
+    if kind not in ("single", "cluster"):
+        raise ValueError(f"SCRIBE_HTTP_STACK is single or cluster, not {kind!r}")
+    return kind == "cluster"
+
+
+def make_stack(**options):
+    """A started stack: the single machine (Stack: scripts/serve), or with SCRIBE_HTTP_STACK=cluster
+    a cluster with the same interface (tests/cluster/cluster.py, ClusterStack)."""
+    if not cluster_mode():
+        return Stack(**options).start()
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cluster"))
+    from cluster import ClusterStack
+    return ClusterStack(**options).start()
+
+
 def fastcgi_request(socket_path, params, stdin=b"", timeout=30):
     """One FastCGI responder request; returns (raw stdout bytes, app status). `socket_path`: a
     Unix socket's path, or a (host, port) tuple for a program listening on TCP (a cluster's

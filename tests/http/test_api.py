@@ -21,14 +21,13 @@ import shutil
 import socket
 import subprocess
 import sqlite3
-import sys
 import tempfile
 import time
 import unittest
 import urllib.parse
 import xml.etree.ElementTree as ET
 
-from harness import BUILD_DIR, leftover_processes, REPO, Stack, parse_cgi
+from harness import BUILD_DIR, cluster_mode, leftover_processes, make_stack, REPO, Stack, parse_cgi
 
 TRIAL = "03-depression-suicidal-ideation"
 SEALED = "99-sealed-depression"
@@ -65,16 +64,6 @@ def edge_fresh(test, fetch, ready, within):
 
 
 CLUSTER = False  # set by setUpModule: SCRIBE_HTTP_STACK=cluster
-
-
-def make_stack(**options):
-    """A started stack: the single machine (harness.Stack: scripts/serve), or with
-    SCRIBE_HTTP_STACK=cluster a cluster with the same interface (tests/cluster/cluster.py)."""
-    if not CLUSTER:
-        return Stack(**options).start()
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cluster"))
-    from cluster import ClusterStack
-    return ClusterStack(**options).start()
 
 
 def reference_note(trial):
@@ -125,10 +114,7 @@ def recordings():
 
 def setUpModule():
     global stack, corpus_root, corpus_dir, CLUSTER
-    kind = os.environ.get("SCRIBE_HTTP_STACK", "single")
-    if kind not in ("single", "cluster"):
-        raise ValueError(f"SCRIBE_HTTP_STACK is single or cluster, not {kind!r}")
-    CLUSTER = kind == "cluster"
+    CLUSTER = cluster_mode()
     corpus_root = tempfile.mkdtemp(prefix="scribe-corpus-")
     corpus_dir = os.path.join(corpus_root, "scripts")
     os.mkdir(corpus_dir)

@@ -16,7 +16,7 @@ import re
 import unittest
 import urllib.parse
 
-from harness import REPO, Stack, leftover_processes
+from harness import REPO, leftover_processes, make_stack
 
 DOC_PATH = os.path.join(REPO, "docs", "openapi.json")
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -210,7 +210,7 @@ class Served(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.stack = Stack().start()
+        cls.stack = make_stack()
         cls.doc = load_doc()
 
     @classmethod

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import BUILD_DIR, REPO, Stack, leftover_processes
+from harness import BUILD_DIR, REPO, leftover_processes, make_stack
 
 SCRIBE_RUN = os.path.join(BUILD_DIR, "scribe-run")
 REFERENCE = os.path.join(REPO, "scripts", "agents", "reference")
@@ -30,7 +30,7 @@ def scribe_run(*args, env=None):
 class Submit(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.stack = Stack().start()
+        cls.stack = make_stack()
         cls.tmp = tempfile.mkdtemp(prefix="scribe-run-http-")
 
     @classmethod
@@ -114,7 +114,7 @@ class RateLimited(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.stack = Stack(submit_rate="1r/s", submit_burst=1).start()
+        cls.stack = make_stack(submit_rate="1r/s", submit_burst=1)
         cls.tmp = tempfile.mkdtemp(prefix="scribe-run-http-")
 
     @classmethod

@@ -19,7 +19,9 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "http"))
 import harness  # noqa: E402  (tests/http: Reply, the FastCGI client, the process-group bookkeeping)
@@ -542,3 +544,99 @@ class ClusterStack:
                 g.start()
                 self._track([g])
             time.sleep(max(0.0, 6.5 - (time.monotonic() - ended)))
+
+
+NOTES = os.path.join(REPO, "tests", "fixtures", "notes")
+TRIALS = sorted(os.listdir(NOTES))[:10]  # the trials the cluster tests submit to
+
+
+def note_for(trial, marker):
+    """The trial's reference note with a line that makes it unique (so a duplicate is visible)."""
+    with open(os.path.join(NOTES, trial, "reference.txt"), encoding="utf-8") as f:
+        return f.read() + f"\nVisit reference: {marker}\n"
+
+
+class EdgeCluster(unittest.TestCase):
+    """A test class's cluster: three store voters, two graders and one nginx edge, started once
+    (setUpClass) and stopped at the end, also on failure (tearDownClass). A subclass may route
+    each grader's store traffic elsewhere (`store_targets`, objects with an `.http` (host, port))
+    and start and stop what that needs (`start_links`, `stop_links`)."""
+
+    prefix = "scribe-cluster-"
+
+    @classmethod
+    def start_links(cls):
+        pass
+
+    @classmethod
+    def stop_links(cls):
+        pass
+
+    @classmethod
+    def store_targets(cls, grader):
+        return cls.stores
+
+    @classmethod
+    def setUpClass(cls):
+        for path in (STORE, EXTENSION, FCGI):
+            if not os.path.exists(path):
+                raise unittest.SkipTest(f"{path} is missing: run scripts/test-cluster")
+        cls.root = tempfile.mkdtemp(prefix=cls.prefix)
+        cls.stores, cls.graders, cls.edge = [], [], None
+        try:
+            cls.stores = start_stores(cls.root)
+            migrate_and_publish(cls.stores)
+            cls.start_links()
+            cls.graders = [Grader(i, cls.root, cls.store_targets(i)) for i in range(2)]
+            for g in cls.graders:
+                g.start()
+            cls.edge = Edge(cls.root, cls.graders)
+            cls.edge.start()
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            if cls.edge:
+                cls.edge.stop()
+            for g in cls.graders:
+                g.stop()
+            cls.stop_links()
+        finally:
+            stop_nodes(cls.stores)
+            remove_root(cls.root)
+
+    def submit_notes(self, count, work, workers=8, on_answer=None):
+        """work(trial, marker) for `count` notes (TRIALS in turn, each with a unique marker),
+        `workers` at a time: [what work returned], in completion order; on_answer(n) after the
+        n-th. Fails the test when a submitter is still busy after 10 minutes."""
+        jobs = [(TRIALS[k % len(TRIALS)], secrets.token_hex(6)) for k in range(count)]
+        answers, lock = [], threading.Lock()
+
+        def run():
+            while True:
+                with lock:
+                    if not jobs:
+                        return
+                    trial, marker = jobs.pop()
+                answer = work(trial, marker)
+                with lock:
+                    answers.append(answer)
+                    n = len(answers)
+                if on_answer:
+                    on_answer(n)
+
+        threads = [threading.Thread(target=run) for _ in range(workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=600)
+        self.assertFalse(any(t.is_alive() for t in threads), "a submitter is stuck")
+        return answers
+
+    def store_rows(self, sql, **params):
+        """A read on the store, straight to a live node."""
+        node = next(n for n in self.stores if n.alive())
+        return node.query(sql, **params)

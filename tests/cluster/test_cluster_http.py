@@ -22,24 +22,11 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 import unittest
 
-from cluster import (EXTENSION, FCGI, REPO, STORE, Edge, Grader, leader_of, migrate_and_publish, publish, regrade,
-                     remove_root, start_stores, stop_nodes, wait_for, wait_voters)
-
-NOTES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "notes")
-
-
-def note_for(trial, marker):
-    """The trial's reference note with a line that makes it unique (so a duplicate is visible)."""
-    with open(os.path.join(NOTES, trial, "reference.txt"), encoding="utf-8") as f:
-        return f.read() + f"\nVisit reference: {marker}\n"
-
-
-TRIALS = sorted(os.listdir(NOTES))[:10]
+from cluster import (EXTENSION, REPO, STORE, TRIALS, EdgeCluster, Edge, Grader, leader_of, note_for, publish,
+                     regrade, wait_for, wait_voters)
 
 
 def versions_lines(grader):
@@ -50,34 +37,8 @@ def versions_lines(grader):
                 if line.startswith(("scribe-fcgi: the store counts this grader's versions", "scribe-fcgi: warning: "))]
 
 
-class ClusterHttp(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        for path in (STORE, EXTENSION, FCGI):
-            if not os.path.exists(path):
-                raise unittest.SkipTest(f"{path} is missing: run scripts/test-cluster")
-        cls.root = tempfile.mkdtemp(prefix="scribe-cluster-http-")
-        cls.stores, cls.graders, cls.edge = [], [], None
-        try:
-            cls.stores = start_stores(cls.root)
-            migrate_and_publish(cls.stores)
-            cls.graders = [Grader(i, cls.root, cls.stores) for i in range(2)]
-            for g in cls.graders:
-                g.start()
-            cls.edge = Edge(cls.root, cls.graders)
-            cls.edge.start()
-        except BaseException:
-            cls.tearDownClass()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.edge:
-            cls.edge.stop()
-        for g in cls.graders:
-            g.stop()
-        stop_nodes(cls.stores)
-        remove_root(cls.root)
+class ClusterHttp(EdgeCluster):
+    prefix = "scribe-cluster-http-"
 
     # ------------------------------------------------------------------ helpers
 
@@ -90,36 +51,13 @@ class ClusterHttp(unittest.TestCase):
         status, hdrs, body = self.edge.request("GET", path)
         return status, hdrs, json.loads(body)
 
-    def store_rows(self, sql, **params):
-        node = next(n for n in self.stores if n.alive())
-        return node.query(sql, **params)
-
     def load(self, count, vendor, on_answer=None, workers=8):
         """`count` submits through the edge, `workers` at a time: [(status, id or None, marker,
         body)], in completion order."""
-        jobs = [(TRIALS[k % len(TRIALS)], secrets.token_hex(6)) for k in range(count)]
-        answers, lock = [], threading.Lock()
-
-        def work():
-            while True:
-                with lock:
-                    if not jobs:
-                        return
-                    trial, marker = jobs.pop()
-                status, _, body = self.submit(trial, vendor, note_for(trial, marker))
-                with lock:
-                    answers.append((status, body.get("id") if status == 201 else None, marker, body))
-                    n = len(answers)
-                if on_answer:
-                    on_answer(n)
-
-        threads = [threading.Thread(target=work) for _ in range(workers)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=300)
-        self.assertFalse(any(t.is_alive() for t in threads), "a submitter is stuck")
-        return answers
+        def work(trial, marker):
+            status, _, body = self.submit(trial, vendor, note_for(trial, marker))
+            return status, body.get("id") if status == 201 else None, marker, body
+        return self.submit_notes(count, work, workers, on_answer)
 
     def check_once(self, answers, vendor):
         """Every 201 reads back through the edge; no note is stored twice; nothing is stored that

@@ -38,21 +38,15 @@ tests. Every wait is bounded; every process and proxy is stopped at the end, als
 
 import json
 import math
-import os
-import secrets
 import socket
 import sys
-import tempfile
 import threading
 import time
 import unittest
 
-from cluster import (EXTENSION, FCGI, STORE, Edge, Grader, leader_of, migrate_and_publish, remove_root,
-                     start_stores, stop_nodes, wait_for)
+from cluster import TRIALS, EdgeCluster, leader_of, note_for, wait_for
 from latency_proxy import LatencyProxy
 
-NOTES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "notes")
-TRIALS = sorted(os.listdir(NOTES))[:10]
 
 STORE_DEADLINE_S = 8   # a grader's store call, every node tried (fcgi/store_client.h; docs/scale-out.md)
 HEALTH_DEADLINE_S = 1  # /health's store read (docs/http-api.md: "no store node answered a read within 1 s")
@@ -60,12 +54,6 @@ SLACK_S = 5            # a loaded two-core machine; a bound, not a measurement
 CROSS_ZONE_MS = 20     # one way: ≈ 40 ms round trip
 
 UNREACHABLE = {"error": {"code": "store_unavailable", "message": "the store of record cannot be reached; retry shortly"}}
-
-
-def note_for(trial, marker):
-    """The trial's reference note with a line that makes it unique (so a duplicate is visible)."""
-    with open(os.path.join(NOTES, trial, "reference.txt"), encoding="utf-8") as f:
-        return f.read() + f"\nVisit reference: {marker}\n"
 
 
 def percentile(values, p):
@@ -237,39 +225,25 @@ class Links:
             raise errors[0]
 
 
-class ClusterLatency(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        for path in (STORE, EXTENSION, FCGI):
-            if not os.path.exists(path):
-                raise unittest.SkipTest(f"{path} is missing: run scripts/test-cluster")
-        cls.root = tempfile.mkdtemp(prefix="scribe-cluster-latency-")
-        cls.stores, cls.links, cls.graders, cls.edge = [], None, [], None
-        try:
-            cls.stores = start_stores(cls.root)
-            migrate_and_publish(cls.stores)
-            cls.links = Links(cls.stores)
-            cls.graders = [Grader(g, cls.root, cls.links.links[g]) for g in range(2)]
-            for g in cls.graders:
-                g.start()
-            cls.edge = Edge(cls.root, cls.graders)
-            cls.edge.start()
-        except BaseException:
-            cls.tearDownClass()
-            raise
+class ClusterLatency(EdgeCluster):
+    """The graders reach the store only through the proxies of `Links` (store_targets); the
+    test's own reads on the store (store_rows) go direct."""
+
+    prefix = "scribe-cluster-latency-"
+    links = None
 
     @classmethod
-    def tearDownClass(cls):
-        try:
-            if cls.edge:
-                cls.edge.stop()
-            for g in cls.graders:
-                g.stop()
-            if cls.links:
-                cls.links.stop()
-        finally:
-            stop_nodes(cls.stores)
-            remove_root(cls.root)
+    def start_links(cls):
+        cls.links = Links(cls.stores)
+
+    @classmethod
+    def stop_links(cls):
+        if cls.links:
+            cls.links.stop()
+
+    @classmethod
+    def store_targets(cls, grader):
+        return cls.links.links[grader]
 
     def setUp(self):
         self.links.heal()
@@ -294,29 +268,14 @@ class ClusterLatency(unittest.TestCase):
     def load(self, count, vendor, workers=8):
         """`count` submits through the edge, `workers` at a time: ([(status, headers, body, marker,
         seconds)] in completion order, wall seconds)."""
-        jobs = [(TRIALS[k % len(TRIALS)], secrets.token_hex(6)) for k in range(count)]
-        answers, lock = [], threading.Lock()
-
-        def work():
-            while True:
-                with lock:
-                    if not jobs:
-                        return
-                    trial, marker = jobs.pop()
-                try:
-                    status, headers, body, seconds = self.submit(trial, vendor, note_for(trial, marker))
-                except Exception as e:  # noqa: BLE001 - recorded: the test fails on it with the cause
-                    status, headers, body, seconds = None, {}, {"exception": repr(e)}, None
-                with lock:
-                    answers.append((status, headers, body, marker, seconds))
-
+        def work(trial, marker):
+            try:
+                status, headers, body, seconds = self.submit(trial, vendor, note_for(trial, marker))
+            except Exception as e:  # noqa: BLE001 - recorded: the test fails on it with the cause
+                status, headers, body, seconds = None, {}, {"exception": repr(e)}, None
+            return status, headers, body, marker, seconds
         start = time.monotonic()
-        threads = [threading.Thread(target=work) for _ in range(workers)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=600)
-        self.assertFalse(any(t.is_alive() for t in threads), "a submitter is stuck")
+        answers = self.submit_notes(count, work, workers)
         return answers, time.monotonic() - start
 
     def codes(self, answers):
@@ -343,11 +302,6 @@ class ClusterLatency(unittest.TestCase):
         self.assertEqual(len(markers), len(set(markers)), "a note was stored twice")
         self.assertEqual(sorted(markers), sorted(a[3] for a in answers))
         self.assertEqual({r[0] for r in rows}, {a[2]["id"] for a in answers})
-
-    def store_rows(self, sql, **params):
-        """A read on the store, direct (not through the proxies)."""
-        node = next(n for n in self.stores if n.alive())
-        return node.query(sql, **params)
 
     def report(self, what, answers, wall, workers=8):
         latencies = [a[4] for a in answers if a[4] is not None]

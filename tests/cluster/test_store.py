@@ -380,7 +380,8 @@ class StoreCluster(unittest.TestCase):
         On dqlite 1.11.1 such a transaction, when SQLite spilled its pages before the COMMIT, was
         at times answered "disk I/O error" after it had been applied, and the transactions after
         it left rows missing from indexes; the store turns cache spilling off on every connection
-        (cluster/store/functions.go). Run without that, this test failed 4 times in 4."""
+        (cluster/store/functions.go). Run against the store built without that, it failed: 3 of
+        the 60 transactions were answered 503 "unavailable" ("disk I/O error")."""
         subs = graded_submissions(3000)
         before = self.live().query("SELECT count(*) FROM submissions")[0][0]
         answers = {}

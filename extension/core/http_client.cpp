@@ -131,9 +131,12 @@ HttpResult HttpClient::Perform(const std::string& url, int64_t timeout_ms, const
   r.body.clear();
   switch (rc) {
     case CURLE_OPERATION_TIMEDOUT: {
-      curl_off_t connect_us = 0;
+      // No connect time and no pre-transfer time: the connection was never made. A reused
+      // keep-alive connection has no connect time either, but it reached the transfer.
+      curl_off_t connect_us = 0, pretransfer_us = 0;
       curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connect_us);
-      if (connect_us == 0) {
+      curl_easy_getinfo(c, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
+      if (connect_us == 0 && pretransfer_us == 0) {
         r.failure = HttpFailure::kConnectTimeout;
         r.error = "connect timeout after " + FormatSeconds(connect_ms);
       } else {

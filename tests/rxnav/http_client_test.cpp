@@ -85,6 +85,18 @@ TEST(HttpClient, SlowAnswerTimesOut) {
   EXPECT_EQ(r.http_status, 200);
 }
 
+// A slow answer on a reused keep-alive connection (curl reports no connect time for it) is a
+// timeout of the whole request, not of a connect that never happened.
+TEST(HttpClient, SlowAnswerOnAReusedConnectionIsNotAConnectTimeout) {
+  FakeUpstream server;
+  HttpClient client(Quick());
+  ASSERT_TRUE(client.Get(server.rxnav_url() + "/version.json").transport_ok);
+  HttpResult r = client.Get(server.rxnav_url() + "/approximateTerm.json?term=slowdrug");
+  EXPECT_FALSE(r.transport_ok);
+  EXPECT_EQ(r.failure, HttpFailure::kTimeout);
+  EXPECT_EQ(r.error, "timeout after 0.7 s");
+}
+
 TEST(HttpClient, BodyOverTheCapFailsWithAndWithoutContentLength) {
   FakeUpstream server;
   HttpClient client(Quick());

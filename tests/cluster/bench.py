@@ -23,6 +23,8 @@ NOTES = os.path.join(REPO, "tests", "fixtures", "notes")
 
 
 def main():
+    if not shutil.which("wrk"):
+        sys.exit("bench.py: wrk is not installed (apt-get install wrk; tests/bench/wrk/run installs it)")
     duration = os.environ.get("DURATION", "10s")
     threads = os.environ.get("THREADS", "2")
     connections = os.environ.get("CONNECTIONS", "32")

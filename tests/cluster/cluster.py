@@ -148,6 +148,18 @@ FCGI = os.path.join(BUILD_DIR, "scribe-fcgi")
 PREFIX = "/scribe-trials"
 
 
+def submit_statement(sub, insert=None):
+    """The /v1/exec statement that stores `sub` (graded_submissions) with sql/endpoints/submit.sql,
+    as a grader sends it, the program's optional columns left to SQL. `insert`: submit_sql(),
+    when the caller has read it once already."""
+    params = {"id": sub["id"], "vendor": sub["vendor"], "scribe_output": sub["scribe_output"],
+              "result": sub["result"], "created_at": "2026-12-03T12:00:00.000Z", "vendor_key": None,
+              "note_sha256": None, "stored_result": None, "columns_given": None, "script_id": None,
+              "kind": None, "corpus_hash": None, "grader_version": None, "score_total": None,
+              "score_drug": None, "score_mental": None, "score_fabrication": None, "unsafe": None}
+    return {"sql": insert or submit_sql(), "params": params}
+
+
 def start_stores(root):
     """Three voters: the first bootstraps, the others join it; returns them once all three
     answer and count three voters."""
@@ -225,14 +237,13 @@ def migrate_and_publish(nodes, corpus="corpus/scripts", sealed=None):
 def publish(nodes, corpus, sealed=None):
     """cluster/publish CORPUS [SEALED] | scribe-store sql: the corpus (with the sealed trials kept
     in SEALED) becomes the store's current one."""
-    cluster = ",".join(n.raft for n in nodes)
-    printer = subprocess.Popen([os.path.join(REPO, "cluster", "publish"), corpus] + ([sealed] if sealed else []),
-                               cwd=REPO, stdout=subprocess.PIPE)
-    subprocess.run([STORE, "sql", "-cluster", cluster, "-file", "-"], cwd=REPO, stdin=printer.stdout, check=True,
-                   capture_output=True, timeout=120)
-    printer.stdout.close()
-    if printer.wait(timeout=60) != 0:
-        raise RuntimeError("cluster/publish failed")
+    printed = subprocess.run([os.path.join(REPO, "cluster", "publish"), corpus] + ([sealed] if sealed else []),
+                             cwd=REPO, capture_output=True, text=True, timeout=120)
+    if printed.returncode != 0:
+        raise RuntimeError(f"cluster/publish failed: {printed.stderr}")
+    done = store_sql(nodes, printed.stdout)
+    if done.returncode != 0:
+        raise RuntimeError(f"scribe-store sql failed publishing {corpus}: {done.stderr}")
 
 
 def store_sql(nodes, text, timeout=120):

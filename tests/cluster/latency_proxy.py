@@ -193,11 +193,7 @@ class LatencyProxy:
         self._links.clear()
 
     async def _shutdown(self):
-        self._mode = "refuse"
-        self._close_server()
-        for link in list(self._links):
-            link.abort()
-        self._links.clear()
+        await self._refuse()
         tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
         for t in tasks:
             t.cancel()

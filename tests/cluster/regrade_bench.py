@@ -24,18 +24,13 @@ import time
 
 import cluster
 from cluster import REPO, graded_submissions, migrate_and_publish, publish, remove_root, start_stores, stop_nodes, \
-    store_urls, submit_sql
+    store_urls, submit_sql, submit_statement
 
 
 def store(nodes, subs, per_request=50):
     insert = submit_sql()
     for k in range(0, len(subs), per_request):
-        statements = [{"sql": insert, "params": {
-            "id": s["id"], "vendor": s["vendor"], "scribe_output": s["scribe_output"], "result": s["result"],
-            "created_at": "2026-12-03T12:00:00.000Z", "vendor_key": None, "note_sha256": None, "stored_result": None,
-            "columns_given": None, "script_id": None, "kind": None, "corpus_hash": None, "grader_version": None,
-            "score_total": None, "score_drug": None, "score_mental": None, "score_fabrication": None, "unsafe": None}}
-            for s in subs[k:k + per_request]]
+        statements = [submit_statement(s, insert) for s in subs[k:k + per_request]]
         for attempt in range(10):
             status, body = nodes[attempt % len(nodes)].request("POST", "/v1/exec", {"statements": statements})
             if status == 200:

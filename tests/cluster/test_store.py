@@ -24,7 +24,8 @@ import threading
 import time
 import unittest
 
-from cluster import (EXTENSION, REPO, STORE, Node, graded_submissions, remove_root, stop_nodes, submit_sql, wait_for)
+from cluster import (EXTENSION, REPO, STORE, Node, graded_submissions, remove_root, stop_nodes, submit_sql,
+                     submit_statement, wait_for)
 
 
 class StoreCluster(unittest.TestCase):
@@ -96,12 +97,7 @@ class StoreCluster(unittest.TestCase):
 
     def submit_body(self, sub):
         """The exec request that stores `sub` with sql/endpoints/submit.sql, as a grader sends it."""
-        params = {"id": sub["id"], "vendor": sub["vendor"], "scribe_output": sub["scribe_output"],
-                  "result": sub["result"], "created_at": "2026-12-03T12:00:00.000Z", "vendor_key": None,
-                  "note_sha256": None, "stored_result": None, "columns_given": None, "script_id": None,
-                  "kind": None, "corpus_hash": None, "grader_version": None, "score_total": None,
-                  "score_drug": None, "score_mental": None, "score_fabrication": None, "unsafe": None}
-        return {"statements": [{"sql": self.insert, "params": params}]}
+        return {"statements": [submit_statement(sub, self.insert)]}
 
     def submit(self, sub, deadline, start=0):
         """Stores `sub` exactly once, whatever fails: on no answer or 503 it tries the next node

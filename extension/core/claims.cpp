@@ -313,7 +313,8 @@ class Reader {
     std::vector<size_t> words;
     std::string phrase;  // folded words, with "/" ("assessment / plan")
     auto add = [&](size_t k) {
-      phrase += (phrase.empty() ? "" : " ") + (toks_[k].kind == TokenKind::kWord ? toks_[k].folded : toks_[k].norm);
+      if (!phrase.empty()) phrase += ' ';
+      phrase += toks_[k].kind == TokenKind::kWord ? toks_[k].folded : toks_[k].norm;
     };
     if (colon < e) {
       for (size_t k = b; k < colon; ++k) {
@@ -632,7 +633,7 @@ class Passes {
       for (const std::string& suffix : r_.procedure_suffixes)
         if (t.folded.size() >= suffix.size() + 3 &&
             t.folded.compare(t.folded.size() - suffix.size(), suffix.size(), suffix) == 0) {
-          hits.push_back({k, k + 1, t.folded});
+          hits.push_back({k, k + 1, std::string(t.folded)});
           break;
         }
     }

@@ -82,7 +82,7 @@ struct ClaimRules {
       time_units{true}, result_words{true}, vital_descriptors{true}, analyte_after{true}, analyte_before{true},
       no_test_cues{true};
   std::unordered_map<std::string, Section> sections;  // folded heading phrase -> section
-  std::unordered_map<std::string, double> number_words;
+  StringMap<double> number_words;
 
   std::vector<Subject> vitals;
   PhraseMatcher vital_names{true};    // id: vitals index

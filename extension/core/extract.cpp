@@ -22,7 +22,7 @@ using Words = std::vector<std::string>;
 
 struct Binding {
   std::vector<Words> med_headings, sig_line_phrases, coordinators, singular_verbs;
-  std::unordered_set<std::string> inactive_heading_words, sig_line_words, glue;
+  StringSet inactive_heading_words, sig_line_words, glue;
   StringSet med_heading_names;  // med_headings, words joined by single spaces
   size_t max_indication_words = 3;
 };
@@ -32,7 +32,7 @@ std::vector<Words> PhraseList(const YAML::Node& y, const char* key) {
   if (const YAML::Node n = y[key])
     for (const auto& v : n) {
       Words w;
-      for (const Token& t : Tokenize(v.as<std::string>())) w.push_back(t.norm);
+      for (const Token& t : Tokenize(v.as<std::string>())) w.emplace_back(t.norm);
       if (!w.empty()) out.push_back(std::move(w));
     }
   return out;
@@ -137,7 +137,10 @@ bool PhantomCandidate(const Token& t, const Terminology& terminology) {
 bool IsMeasurement(const std::vector<Token>& toks, size_t begin, size_t end, size_t sentence_begin,
                    size_t sentence_end, const Rules& rules, const SigParser& sig) {
   std::string name;
-  for (size_t k = begin; k < end; ++k) name += (name.empty() ? "" : " ") + toks[k].norm;
+  for (size_t k = begin; k < end; ++k) {
+    if (!name.empty()) name += ' ';
+    name += toks[k].norm;
+  }
   if (rules.dose_required.count(name)) {
     auto doses = sig.FindDoses(toks, end, std::min(sentence_end, end + 4));
     return doses.empty() || doses.front().begin > end + 1;
@@ -157,7 +160,10 @@ bool IsMeasurement(const std::vector<Token>& toks, size_t begin, size_t end, siz
   }
   for (size_t back = 1; back <= 2 && begin >= sentence_begin + back; ++back) {
     std::string phrase;
-    for (size_t k = begin - back; k < begin; ++k) phrase += (phrase.empty() ? "" : " ") + toks[k].norm;
+    for (size_t k = begin - back; k < begin; ++k) {
+      if (!phrase.empty()) phrase += ' ';
+      phrase += toks[k].norm;
+    }
     if (rules.lab_before.count(phrase)) return true;
   }
   return false;
@@ -165,13 +171,19 @@ bool IsMeasurement(const std::vector<Token>& toks, size_t begin, size_t end, siz
 
 // ---------------------------------------------------------------- token repairs
 
-Token Piece(const Token& t, size_t offset, std::string norm, bool first) {
+// A repaired token's words, kept in the text's arena: `norm`, folded as a plural.
+void SetWords(Token& t, std::string_view norm, WordArena& words) {
+  t.norm = words.Keep(norm);
+  std::string folded = FoldPlural(t.norm);
+  t.folded = folded == t.norm ? t.norm : words.Keep(folded);
+  t.norm_hash = HashWord(t.norm);
+  t.folded_hash = HashWord(t.folded);
+}
+
+Token Piece(const Token& t, size_t offset, std::string_view norm, bool first, WordArena& words) {
   Token p = t;
   size_t len = norm.size();
-  p.norm = std::move(norm);
-  p.folded = FoldPlural(p.norm);
-  p.norm_hash = HashWord(p.norm);
-  p.folded_hash = HashWord(p.folded);
+  SetWords(p, norm, words);
   p.raw = t.raw.substr(offset, len);
   p.byte_begin = t.byte_begin + static_cast<uint32_t>(offset);
   p.byte_end = p.byte_begin + static_cast<uint32_t>(len);
@@ -191,6 +203,8 @@ Token Piece(const Token& t, size_t offset, std::string norm, bool first) {
 // A numeral repeated as a word ("every 6 six hours", "take 1 one tablet") reads once.
 void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& sig, const Terminology& terminology) {
   std::vector<Token>& toks = text.tokens;
+  if (!text.words) text.words = std::make_shared<WordArena>();
+  WordArena& words = *text.words;
   // 1. Find the repairs, reading the tokens as they came from the tokenizer. Most texts need none.
   struct Repair {
     enum Kind { kJoin, kDropNumeral, kRespell, kSplit } kind;
@@ -205,7 +219,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
     // "T.I.D", "Q.O.D": the tokenizer joins "T.I." and leaves "D"; the whole is one sig word
     if (t.kind == TokenKind::kWord && k + 1 < toks.size() && toks[k + 1].kind == TokenKind::kWord &&
         toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end && t.raw.find('.') != std::string_view::npos &&
-        sig.IsSigWord(t.norm + toks[k + 1].norm)) {
+        sig.IsSigWord(std::string(t.norm).append(toks[k + 1].norm))) {
       repairs.push_back({Repair::kJoin, k, {}, {}});
       ++k;
       continue;
@@ -262,12 +276,8 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
     switch (repair.kind) {
       case Repair::kJoin: {
         const Token& next = toks[k + 1];
-        std::string norm = toks[k].norm + next.norm;
-        Token joined = std::move(toks[k]);
-        joined.norm = std::move(norm);
-        joined.folded = FoldPlural(joined.norm);
-        joined.norm_hash = HashWord(joined.norm);
-        joined.folded_hash = HashWord(joined.folded);
+        Token joined = toks[k];
+        SetWords(joined, std::string(toks[k].norm).append(next.norm), words);
         joined.raw = text.text.substr(joined.byte_begin, next.byte_end - joined.byte_begin);
         joined.byte_end = next.byte_end;
         joined.char_end = next.char_end;
@@ -280,11 +290,8 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
       case Repair::kDropNumeral:
         break;
       case Repair::kRespell: {
-        Token fixed = std::move(toks[k]);
-        fixed.norm = std::move(repair.respelled);
-        fixed.folded = FoldPlural(fixed.norm);
-        fixed.norm_hash = HashWord(fixed.norm);
-        fixed.folded_hash = HashWord(fixed.folded);
+        Token fixed = toks[k];
+        SetWords(fixed, repair.respelled, words);
         emit(std::move(fixed), k);
         break;
       }
@@ -313,7 +320,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
         for (const std::string& p : repair.pieces) offset += p.size();
         for (size_t i = repair.pieces.size(); i-- > 0;) {
           offset -= repair.pieces[i].size();
-          Token piece = Piece(toks[src], offset, std::move(repair.pieces[i]), i == 0);
+          Token piece = Piece(toks[src], offset, repair.pieces[i], i == 0, words);
           toks[--dst] = std::move(piece);
           text.sentence_of[dst] = text.sentence_of[src];
         }
@@ -380,7 +387,7 @@ std::vector<Line> Lines(const TokenizedText& text) {
 void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const StringSet& cue_words) {
   const auto& toks = text.tokens;
   const Binding& b = DefaultBinding();
-  std::vector<const std::string*> heading;  // reused line to line
+  std::vector<std::string_view> heading;  // reused line to line
   std::string joined;
   struct Open { bool active = false; Line::Kind kind = Line::kPlain; size_t indent = 0; bool marker = false; };
   Open open;
@@ -393,7 +400,7 @@ void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const Str
     while (k < l.end && words <= 5) {
       const Token& t = toks[k];
       if (t.kind == TokenKind::kWord) {
-        heading.push_back(&t.norm);
+        heading.push_back(t.norm);
         all_caps = all_caps && t.all_caps;
         ++words;
       } else if (!(t.kind == TokenKind::kPunct && (t.norm == "/" || t.norm == "&" || t.norm == "-"))) {
@@ -405,13 +412,13 @@ void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const Str
     bool alone = k == l.end && words >= 1 && words <= 4;
     if (colon || alone) {  // else no heading, whatever its words
       joined.clear();
-      for (const std::string* w : heading) {
+      for (std::string_view w : heading) {
         if (!joined.empty()) joined += ' ';
-        joined += *w;
+        joined += w;
       }
       bool med = b.med_heading_names.count(joined) > 0;
-      bool allergy = std::any_of(heading.begin(), heading.end(), [&](const std::string* w) { return cue_words.count(*w) > 0; });
-      bool inactive = std::any_of(heading.begin(), heading.end(), [&](const std::string* w) { return b.inactive_heading_words.count(*w) > 0; });
+      bool allergy = std::any_of(heading.begin(), heading.end(), [&](std::string_view w) { return cue_words.count(w) > 0; });
+      bool inactive = std::any_of(heading.begin(), heading.end(), [&](std::string_view w) { return b.inactive_heading_words.count(w) > 0; });
       bool is_heading = colon || (alone && (all_caps || med || (allergy && words <= 3)));
       if (is_heading) {
         Line::Kind kind = allergy && words <= 3 ? Line::kAllergy : inactive ? Line::kInactive : med ? Line::kMedList : Line::kOther;
@@ -475,6 +482,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
   // 1. Mentions: longest terminology match, else a phantom (unknown word + dose). A lone sig
   //    abbreviation ("inh", "po") in lower case or right after a dose is sig, not a drug name.
   std::vector<DrugMention> found;
+  found.reserve(toks.size() / 16 + 8);  // a mention is large: growing the vector moves them all
   for (size_t k = 0; k < toks.size();) {
     size_t sentence_end = out.text.sentence_end[out.text.sentence_of[k]];
     size_t sentence_begin = out.text.sentence_begin[out.text.sentence_of[k]];
@@ -514,7 +522,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       m.phantom = true;
       m.tok_begin = k;
       m.tok_end = k + 1;
-      m.key = "phantom:" + toks[k].norm;
+      m.key = std::string("phantom:").append(toks[k].norm);
     }
     m.char_begin = toks[m.tok_begin].char_begin;
     m.char_end = toks[m.tok_end - 1].char_end;
@@ -569,11 +577,17 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
 
   // 3. Class names ("PCN", "sulfa", "NSAIDs") are mentions only in an allergy context; a class
   //    name written with a dose names the class's prescribed member ("penicillin 500 mg").
+  //    The kept mentions close up in place, moved only after one that is dropped.
+  size_t kept = 0;
+  auto keep = [&](DrugMention& m) {
+    if (&m != &found[kept]) found[kept] = std::move(m);
+    ++kept;
+  };
   for (DrugMention& m : found) {
     m.in_allergy_context = allergy_context(m);
     m.in_parenthetical = open_of(m.tok_begin) != kNone;
     if (m.drug_class.empty() || m.in_allergy_context) {
-      out.drugs.push_back(std::move(m));
+      keep(m);
       continue;
     }
     const AllergenClass* cls = terminology.FindClass(m.drug_class);
@@ -584,9 +598,11 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       const IngredientInfo* info = terminology.Ingredient(cls->prescribed_as);
       m.drug = info ? info->name : cls->prescribed_as;
       m.drug_class.clear();
-      out.drugs.push_back(std::move(m));
+      keep(m);
     }
   }
+  found.erase(found.begin() + static_cast<std::ptrdiff_t>(kept), found.end());
+  out.drugs = std::move(found);
 
   // 4. Attributes from the windows around each mention.
   auto& drugs = out.drugs;

@@ -100,7 +100,7 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
   if (nodes_[node].pattern < 0) nodes_[node].pattern = index;
 }
 
-void PhraseMatcher::SetNumberWords(const std::unordered_map<std::string, double>& words) {
+void PhraseMatcher::SetNumberWords(const StringMap<double>& words) {
   number_words_.clear();
   for (const auto& [word, value] : words) number_words_[word] = value;
 }

@@ -47,7 +47,7 @@ class PhraseMatcher {
                                     const std::vector<uint32_t>& starts) const;
   bool empty() const { return ids_.empty(); }
   // Word values of number words ("two" -> 2) used by '#' slots.
-  void SetNumberWords(const std::unordered_map<std::string, double>& words);
+  void SetNumberWords(const StringMap<double>& words);
 
  private:
   struct Word {
@@ -175,14 +175,14 @@ struct Rules {
   std::vector<std::pair<std::string, std::string>> clinical_synonyms_folded;
   std::vector<std::string> non_rxnorm_substances;
   // Drug names that are also lab analytes, and the words that make them a measurement.
-  std::unordered_set<std::string> lab_analytes, lab_after, lab_before, dose_required;
+  StringSet lab_analytes, lab_after, lab_before, dose_required;
   std::string grader_version, methodology_version;
   std::string changelog_yaml;  // served verbatim in the methodology
 
   // Derived lookups.
-  std::unordered_map<std::string, double> number_words;      // "two" -> 2
-  std::unordered_set<std::string> denominators, per_day_denominators;
-  std::unordered_map<std::string, const UnitRule*> unit_by_token;
+  StringMap<double> number_words;      // "two" -> 2
+  StringSet denominators, per_day_denominators;
+  StringMap<const UnitRule*> unit_by_token;
   PhraseMatcher frequency_matcher, route_matcher, action_matcher, unit_matcher;
   std::map<std::string, std::string> action_aliases;          // hold -> stop …
   std::unordered_map<std::string, std::vector<std::string>> synonyms_of;  // normalised phrase -> equivalents

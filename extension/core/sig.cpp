@@ -232,7 +232,9 @@ std::optional<double> SigParser::SingleAt(const std::vector<Token>& toks, size_t
     } else if (t.norm == "a" || t.norm == "an") {
       // "a half", "a quarter"; a bare article is one ("a tablet")
       if (j < end && (IsWord(toks[j], "half") || IsWord(toks[j], "quarter"))) {
-        v = grammar_.quantity_words.at(toks[j].norm);
+        auto q = grammar_.quantity_words.find(toks[j].norm);
+        if (q == grammar_.quantity_words.end()) throw std::out_of_range("sig grammar: no quantity word " + std::string(toks[j].norm));
+        v = q->second;
         ++j;
       } else {
         v = 1;
@@ -631,12 +633,12 @@ Sig SigParser::ReadSig(const std::vector<Token>& toks, size_t before_begin, size
 // ---------------------------------------------------------------- ground truth
 
 std::optional<Dose> SigParser::ParseDose(std::string_view s) const {
-  std::vector<Token> toks = Tokenize(s);
+  TokenList toks = Tokenize(s);
   return Primary(FindDoses(toks, 0, toks.size()));
 }
 
 std::optional<Frequency> SigParser::ParseFrequency(std::string_view s) const {
-  std::vector<Token> toks = Tokenize(s);
+  TokenList toks = Tokenize(s);
   Frequency f = FindFrequency(toks, 0, toks.size(), s);
   if (!f.per_day && !f.prn) return std::nullopt;
   f.text = std::string(Trim(s));
@@ -644,7 +646,7 @@ std::optional<Frequency> SigParser::ParseFrequency(std::string_view s) const {
 }
 
 std::optional<std::string> SigParser::ParseRoute(std::string_view s) const {
-  std::vector<Token> toks = Tokenize(s);
+  TokenList toks = Tokenize(s);
   return FindRoute(toks, 0, toks.size());
 }
 

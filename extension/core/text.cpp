@@ -76,14 +76,14 @@ constexpr CharClass Classify(uint32_t cp) {
 }
 
 // Punctuation normalised to ASCII where a matcher cares about it.
-std::string PunctNorm(uint32_t cp, std::string_view raw) {
+std::string_view PunctNorm(uint32_t cp, std::string_view raw) {
   switch (cp) {
     case 0x2010: case 0x2011: case 0x2012: case 0x2013: case 0x2014: case 0x2212: return "-";
     case 0x2018: case 0x2019: return "'";
     case 0x201C: case 0x201D: return "\"";
     case 0x2022: case 0x25CF: case 0x25AA: case 0x25E6: case 0x00B7: return "*";
     case 0x2192: return ">";
-    default: return std::string(raw);
+    default: return raw;
   }
 }
 
@@ -129,8 +129,32 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-std::vector<Token> Tokenize(std::string_view text) {
-  std::vector<Token> out;
+std::string_view WordArena::Keep(std::string_view s) {
+  if (s.empty()) return {};
+  char* p = Allocate(s.size());
+  std::memcpy(p, s.data(), s.size());
+  return {p, s.size()};
+}
+
+char* WordArena::Allocate(size_t n) {
+  if (n > left_) {
+    // blocks of 4 KB, then larger as a text proves long; a word longer than a block gets its own
+    size_t block = std::max(n, size_t{4096} << std::min<size_t>(blocks_.size(), 4));
+    blocks_.push_back(std::make_unique<char[]>(block));
+    next_ = blocks_.back().get();
+    left_ = block;
+  }
+  char* p = next_;
+  next_ += n;
+  left_ -= n;
+  return p;
+}
+
+TokenList Tokenize(std::string_view text) {
+  TokenList list;
+  list.words = std::make_shared<WordArena>();
+  WordArena& words = *list.words;
+  std::vector<Token>& out = list.tokens;
   out.reserve(text.size() / 4 + 4);
   size_t i = 0;
   uint32_t chars = 0;
@@ -189,25 +213,28 @@ std::vector<Token> Tokenize(std::string_view text) {
         i += m; ++chars;
       }
       Token& t = push(TokenKind::kWord, b0, i, c0, chars);
-      t.norm.assign(t.raw);
       uint64_t hash = kFnvOffset;
-      for (char& ch : t.norm) {
-        if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-        hash = FnvStep(hash, static_cast<unsigned char>(ch));
+      if (!any_upper && !curly_apostrophe) {  // written as its norm: the text's own bytes
+        t.norm = t.raw;
+        for (char ch : t.raw) hash = FnvStep(hash, static_cast<unsigned char>(ch));
+      } else {
+        // lower-cased, and a curly apostrophe made straight, in one pass into the arena
+        char* norm = words.Allocate(t.raw.size());
+        size_t w = 0;
+        for (size_t p = 0; p < t.raw.size(); ++p) {
+          char ch = t.raw[p];
+          if (curly_apostrophe && t.raw.compare(p, 3, "\xE2\x80\x99") == 0) {
+            ch = '\'';
+            p += 2;
+          } else if (ch >= 'A' && ch <= 'Z') {
+            ch = static_cast<char>(ch - 'A' + 'a');
+          }
+          norm[w++] = ch;
+          hash = FnvStep(hash, static_cast<unsigned char>(ch));
+        }
+        t.norm = std::string_view(norm, w);
       }
       t.norm_hash = hash;
-      if (curly_apostrophe) {
-        // in one pass, in place (replacing one at a time would shift the tail once per
-        // apostrophe: quadratic)
-        std::string& norm = t.norm;
-        size_t w = 0;
-        for (size_t p = 0; p < norm.size(); ++p) {
-          if (norm.compare(p, 3, "\xE2\x80\x99") == 0) { norm[w++] = '\''; p += 2; }
-          else norm[w++] = norm[p];
-        }
-        norm.resize(w);
-        t.norm_hash = HashWord(norm);
-      }
       t.all_caps = caps && any_upper;
       t.capitalized = first_upper;
       continue;
@@ -227,22 +254,33 @@ std::vector<Token> Tokenize(std::string_view text) {
         fraction = true;
       }
       Token& t = push(TokenKind::kNumber, b0, i, c0, chars);
-      t.norm.reserve(i - b0);
       uint64_t hash = kFnvOffset;
-      for (char ch : t.raw)
-        if (ch != ',') {
-          t.norm += ch;
-          hash = FnvStep(hash, static_cast<unsigned char>(ch));
-        }
+      if (t.raw.find(',') == std::string_view::npos) {
+        t.norm = t.raw;
+        for (char ch : t.raw) hash = FnvStep(hash, static_cast<unsigned char>(ch));
+      } else {
+        char* norm = words.Allocate(t.raw.size());
+        size_t w = 0;
+        for (char ch : t.raw)
+          if (ch != ',') {
+            norm[w++] = ch;
+            hash = FnvStep(hash, static_cast<unsigned char>(ch));
+          }
+        t.norm = std::string_view(norm, w);
+      }
       t.norm_hash = hash;
-      t.number = fraction || t.norm.size() > kExactDigits ? std::strtod(t.norm.c_str(), nullptr) : Integer(t.norm);
+      if (fraction || t.norm.size() > kExactDigits) {
+        std::string digits(t.norm);  // strtod reads up to a NUL
+        t.number = std::strtod(digits.c_str(), nullptr);
+      } else {
+        t.number = Integer(t.norm);
+      }
       continue;
     }
     // punctuation: one code point per token
     i += n; ++chars;
     Token& t = push(TokenKind::kPunct, b0, i, c0, chars);
-    if (cp < 0x80) t.norm.assign(1, static_cast<char>(cp));
-    else t.norm = PunctNorm(cp, t.raw);
+    t.norm = cp < 0x80 ? t.raw : PunctNorm(cp, t.raw);
     t.norm_hash = HashWord(t.norm);
   }
 
@@ -273,17 +311,17 @@ std::vector<Token> Tokenize(std::string_view text) {
       ++j;
     }
     if (groups >= 2) {
-      Token t = std::move(out[k]);
-      t.norm = acc;
+      Token t = out[k];
+      t.norm = words.Keep(acc);
       t.norm_hash = HashWord(t.norm);
       t.byte_end = out[j - 1].byte_end;
       t.char_end = out[j - 1].char_end;
       t.raw = text.substr(t.byte_begin, t.byte_end - t.byte_begin);
       t.all_caps = false;
-      out[w++] = std::move(t);
+      out[w++] = t;
       k = j;
     } else {
-      if (w != k) out[w] = std::move(out[k]);
+      if (w != k) out[w] = out[k];
       ++w;
       ++k;
     }
@@ -294,8 +332,9 @@ std::vector<Token> Tokenize(std::string_view text) {
   // 2 MB). One shared lock per text looks up every word; the misses are folded outside the lock
   // and added under one exclusive lock.
   struct Folded {
-    std::string word;
+    std::string word;    // unused when the word folds to itself
     uint64_t hash = 0;
+    bool itself = false;
   };
   struct FoldMemo {
     std::shared_mutex mu;
@@ -312,38 +351,47 @@ std::vector<Token> Tokenize(std::string_view text) {
         t.folded = t.norm;
         t.folded_hash = t.norm_hash;
       } else if (const Folded* f = memo.words.find(t.norm, t.norm_hash)) {
-        t.folded = f->word;
+        t.folded = f->itself ? t.norm : words.Keep(f->word);
         t.folded_hash = f->hash;
       } else {
         missed.push_back(k);
       }
     }
   }
-  if (missed.empty()) return out;
+  if (missed.empty()) return list;
   for (size_t k : missed) {  // a word missed twice in one text is folded twice; both agree
     Token& t = out[k];
-    t.folded = FoldWord(t.norm);
-    t.folded_hash = t.folded == t.norm ? t.norm_hash : HashWord(t.folded);
+    std::string folded = FoldWord(t.norm);
+    if (folded == t.norm) {
+      t.folded = t.norm;
+      t.folded_hash = t.norm_hash;
+    } else {
+      t.folded = words.Keep(folded);
+      t.folded_hash = HashWord(t.folded);
+    }
   }
   std::unique_lock<std::shared_mutex> writing(memo.mu);
   for (size_t k : missed) {
     const Token& t = out[k];
     if (memo.words.find(t.norm, t.norm_hash)) continue;
     if (memo.words.size() >= kFoldMemoWords) memo.words.clear();
-    memo.words[t.norm] = Folded{t.folded, t.folded_hash};
+    bool itself = t.folded == t.norm;
+    memo.words[t.norm] = Folded{itself ? std::string() : std::string(t.folded), t.folded_hash, itself};
   }
-  return out;
+  return list;
 }
 
 TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abbreviations) {
   TokenizedText tt;
   tt.text = text;
-  tt.tokens = Tokenize(text);
+  TokenList list = Tokenize(text);
+  tt.tokens = std::move(list.tokens);
+  tt.words = std::move(list.words);
   const auto& toks = tt.tokens;
   tt.sentence_of.resize(toks.size());
   uint32_t sentence = 0;
   tt.sentence_begin.push_back(0);
-  auto is_abbrev = [&](const std::string& w) {
+  auto is_abbrev = [&](std::string_view w) {
     return std::find(abbreviations.begin(), abbreviations.end(), w) != abbreviations.end();
   };
   for (size_t k = 0; k < toks.size(); ++k) {
@@ -383,7 +431,7 @@ std::vector<std::string> PhraseWords(std::string_view s) {
   std::vector<std::string> words;
   for (Token& t : Tokenize(s)) {
     if (t.kind == TokenKind::kPunct && t.norm == "-") continue;
-    words.push_back(std::move(t.norm));
+    words.emplace_back(t.norm);
   }
   return words;
 }
@@ -402,7 +450,8 @@ std::string FoldedPhrase(std::string_view s) {
   for (const Token& t : Tokenize(s)) {  // PhraseWords, with the folds Tokenize has made
     if (t.kind == TokenKind::kPunct && t.norm == "-") continue;
     if (!out.empty()) out += ' ';
-    out += t.kind == TokenKind::kWord ? t.folded : FoldWord(t.norm);
+    if (t.kind == TokenKind::kWord) out += t.folded;
+    else out += FoldWord(t.norm);
   }
   return out;
 }

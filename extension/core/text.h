@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -18,25 +19,68 @@ namespace scribe {
 
 enum class TokenKind : uint8_t { kWord, kNumber, kPunct };
 
+// Where the words of a tokenized text live when they are not the text's own bytes ("Metformin"
+// lower-cased, "bid" joined from "b.i.d.", a folded plural, a repaired sig word): blocks that
+// never move, so a Token is a few views and numbers, copied as plain bytes.
+class WordArena {
+ public:
+  WordArena() = default;
+  WordArena(const WordArena&) = delete;
+  WordArena& operator=(const WordArena&) = delete;
+  // A copy of `s` that lives as long as the arena.
+  std::string_view Keep(std::string_view s);
+  // `n` bytes to write a word into; they live as long as the arena.
+  char* Allocate(size_t n);
+
+ private:
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* next_ = nullptr;
+  size_t left_ = 0;
+};
+
 struct Token {
-  TokenKind kind;
-  std::string norm;        // lower-case word, number text, or the punctuation itself
-  std::string folded;      // FoldWord(norm): spelling- and plural-folded, for phrase matching
+  // norm and folded are bytes of the text when it wrote the word that way, else words kept in the
+  // WordArena of the tokens (TokenList::words, TokenizedText::words) or static strings.
+  std::string_view norm;   // lower-case word, number text, or the punctuation itself
+  std::string_view folded; // FoldWord(norm): spelling- and plural-folded, for phrase matching
   uint64_t norm_hash = 0, folded_hash = 0;  // HashWord() of norm and folded, computed once
   std::string_view raw;    // the original bytes
   uint32_t byte_begin, byte_end;
   uint32_t char_begin, char_end;  // Unicode code points, 0-based, end exclusive
   double number = 0;       // value of a kNumber token
+  TokenKind kind;
   bool all_caps = false;   // raw word was written in capitals ("SI", "BID")
   bool line_start = false; // first token on its line
   bool blank_line_before = false;
   bool capitalized = false;  // first letter upper-case
 };
 
+// What Tokenize returns: the tokens and the arena that holds their words. It reads as the vector
+// of tokens; an lvalue passes where a `const std::vector<Token>&` is asked for, a temporary does
+// not (its words would go with it).
+struct TokenList {
+  std::vector<Token> tokens;
+  std::shared_ptr<WordArena> words;
+
+  size_t size() const { return tokens.size(); }
+  bool empty() const { return tokens.empty(); }
+  Token& operator[](size_t k) { return tokens[k]; }
+  const Token& operator[](size_t k) const { return tokens[k]; }
+  const Token& back() const { return tokens.back(); }
+  const Token& front() const { return tokens.front(); }
+  std::vector<Token>::iterator begin() { return tokens.begin(); }
+  std::vector<Token>::iterator end() { return tokens.end(); }
+  std::vector<Token>::const_iterator begin() const { return tokens.begin(); }
+  std::vector<Token>::const_iterator end() const { return tokens.end(); }
+  operator const std::vector<Token>&() const& { return tokens; }
+  operator const std::vector<Token>&() && = delete;
+};
+
 // A tokenized text plus its sentence and clause structure.
 struct TokenizedText {
   std::string_view text;
   std::vector<Token> tokens;
+  std::shared_ptr<WordArena> words;  // where the tokens' words live (shared by copies)
   std::vector<uint32_t> sentence_of;  // token index -> sentence number
   std::vector<uint32_t> sentence_begin;  // sentence number -> first token
   std::vector<uint32_t> sentence_end;    // sentence number -> one past last token
@@ -54,8 +98,9 @@ template <class V>
 using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 // Splits text into tokens. Letter–digit runs split ("50mg" -> 50, mg), dotted abbreviations
-// join ("b.i.d." -> "bid"), "1,000" and "0.5" are single numbers.
-std::vector<Token> Tokenize(std::string_view text);
+// join ("b.i.d." -> "bid"), "1,000" and "0.5" are single numbers. The tokens view `text`, which
+// must outlive them.
+TokenList Tokenize(std::string_view text);
 
 // Tokenizes and finds sentences. `abbreviations` are words after which "." does not end a
 // sentence when the next word is lower-case.

@@ -146,7 +146,7 @@ TEST(FoldWord, SpellingThenPluralThenPossessive) {
 }
 
 TEST(FoldWord, TokensCarryTheFold) {
-  std::vector<Token> toks = Tokenize("Hospitalised for oedema");
+  TokenList toks = Tokenize("Hospitalised for oedema");
   ASSERT_EQ(toks.size(), 3u);
   EXPECT_EQ(toks[0].norm, "hospitalised");
   EXPECT_EQ(toks[0].folded, "hospitalized");
@@ -162,7 +162,7 @@ TEST(PhraseMatcherSpelling, EitherSpellingMatchesTheOther) {
   m.Add("psychiatric hospitalization", 2);
   auto ids = [&](const std::string& text) {
     std::vector<int> out;
-    std::vector<Token> toks = Tokenize(text);
+    TokenList toks = Tokenize(text);
     for (const PatternMatch& p : m.FindAll(toks, 0, toks.size())) out.push_back(p.id);
     return out;
   };
@@ -172,7 +172,7 @@ TEST(PhraseMatcherSpelling, EitherSpellingMatchesTheOther) {
   EXPECT_EQ(ids("No prior psychiatric hospitalisations."), std::vector<int>({2}));
   PhraseMatcher exact(false);  // without folding, spellings stay apart
   exact.Add("hospitalized", 0);
-  std::vector<Token> toks = Tokenize("hospitalised");
+  TokenList toks = Tokenize("hospitalised");
   EXPECT_TRUE(exact.FindAll(toks, 0, toks.size()).empty());
 }
 
@@ -209,7 +209,7 @@ TEST(CompletedActions, BothSpellingsAreListedAndMatch) {
   EXPECT_TRUE(listed(a.procedure, "immunised"));
   EXPECT_TRUE(listed(a.procedure, "immunized"));
   auto first = [](const PhraseMatcher& m, const std::vector<std::string>& list, const std::string& text) {
-    std::vector<Token> toks = Tokenize(text);
+    TokenList toks = Tokenize(text);
     auto hits = m.FindAll(toks, 0, toks.size());
     return hits.empty() ? std::string("none") : list[hits.front().id];
   };

@@ -455,7 +455,7 @@ TEST(ExtractSigShapes, SpellingAndGluedSigWords) {
 TEST(ExtractSigShapes, DrugNamesAreNotRepaired) {
   auto a = AnalyzeText("take bidil 20 mg tidal and podofilox qdaily, ibuprofen bidaily");
   Strings norms;
-  for (const Token& t : a.text.tokens) norms.push_back(t.norm);
+  for (const Token& t : a.text.tokens) norms.emplace_back(t.norm);
   EXPECT_EQ(norms, (Strings{"take", "bidil", "20", "mg", "tidal", "and", "podofilox", "daily", ",", "ibuprofen", "bi",
                             "daily"}));
 }
@@ -463,7 +463,7 @@ TEST(ExtractSigShapes, DrugNamesAreNotRepaired) {
 TEST(ExtractSigShapes, RepairedTokensAndSentences) {
   auto norms = [](const AnalyzedText& a) {
     Strings out;
-    for (const Token& t : a.text.tokens) out.push_back(t.norm);
+    for (const Token& t : a.text.tokens) out.emplace_back(t.norm);
     return out;
   };
   using U = std::vector<uint32_t>;

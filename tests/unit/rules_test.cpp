@@ -260,7 +260,7 @@ class OneByOneMatcher {
     if (k >= limit) return std::nullopt;
     std::optional<PatternMatch> best;
     const Token& t = toks[k];
-    std::string key = t.kind == TokenKind::kWord && fold_ ? t.folded : t.norm;
+    std::string key(t.kind == TokenKind::kWord && fold_ ? t.folded : t.norm);
     auto try_first = [&](auto&& takes) {
       for (const Pattern& p : patterns_) {
         if (!takes(p.words[0])) continue;
@@ -301,7 +301,7 @@ class OneByOneMatcher {
       v = toks[i].number;
       return true;
     }
-    auto it = toks[i].kind == TokenKind::kWord ? number_words_.find(toks[i].norm) : number_words_.end();
+    auto it = toks[i].kind == TokenKind::kWord ? number_words_.find(std::string(toks[i].norm)) : number_words_.end();
     if (it == number_words_.end()) return false;
     v = it->second;
     return true;
@@ -376,7 +376,7 @@ TEST(PhraseMatcher, FindsWhatMatchingOnePatternAtATimeFinds) {
     bool fold = round % 2 == 1;
     PhraseMatcher trie(fold);
     OneByOneMatcher reference(fold, round % 3 == 0 ? std::unordered_map<std::string, double>{} : numbers);
-    if (round % 3 != 0) trie.SetNumberWords(numbers);
+    if (round % 3 != 0) trie.SetNumberWords({numbers.begin(), numbers.end()});
     for (int p = 0, patterns = 1 + static_cast<int>(next(12)); p < patterns; ++p) {
       std::string phrase;
       for (uint32_t w = 0, words = 1 + next(4); w < words; ++w)
@@ -388,7 +388,8 @@ TEST(PhraseMatcher, FindsWhatMatchingOnePatternAtATimeFinds) {
     std::string text;
     for (uint32_t w = 0, words = 1 + next(30); w < words; ++w)
       text += (w ? " " : "") + text_words[next(static_cast<uint32_t>(text_words.size()))];
-    std::vector<Token> toks = Tokenize(text);
+    TokenList list = Tokenize(text);
+    std::vector<Token> toks = list;
     std::vector<Token> unhashed = toks;  // as tests build tokens: no hashes
     for (Token& t : unhashed) t.norm_hash = t.folded_hash = 0;
     size_t begin = next(static_cast<uint32_t>(toks.size()) + 1);
@@ -462,7 +463,8 @@ TEST(MatcherStarts, EachMemberFindsWhatItFindsAlone) {
     std::string text;
     for (uint32_t w = 0, n = 1 + next(25); w < n; ++w)
       text += (w ? " " : "") + words[next(static_cast<uint32_t>(words.size()))];
-    std::vector<Token> toks = Tokenize(text);
+    TokenList list = Tokenize(text);
+    std::vector<Token> toks = list;
     std::vector<Token> unhashed = toks;
     for (Token& t : unhashed) t.norm_hash = t.folded_hash = 0;
     size_t begin = next(static_cast<uint32_t>(toks.size()) + 1);

@@ -48,7 +48,7 @@ TEST_F(SigTest, SimpleMassDoses) {
 // outside Tokenize): both read the same doses.
 TEST_F(SigTest, QuantityWordsWithAndWithoutHashes) {
   for (bool hashed : {true, false}) {
-    std::vector<Token> toks = Tokenize("take one and a half tablets, then half a tablet of 200 mg, an 81 mg tab, seven 5 mg");
+    TokenList toks = Tokenize("take one and a half tablets, then half a tablet of 200 mg, an 81 mg tab, seven 5 mg");
     if (!hashed)
       for (Token& t : toks) t.norm_hash = t.folded_hash = 0;
     std::vector<Dose> doses = sig.FindDoses(toks, 0, toks.size());
@@ -62,7 +62,7 @@ TEST_F(SigTest, QuantityWordsWithAndWithoutHashes) {
 // fraction is looked for) and punctuation: the same doses with and without token hashes.
 TEST_F(SigTest, FractionsAmongWordsThatStartNoQuantity) {
   for (bool hashed : {true, false}) {
-    std::vector<Token> toks = Tokenize(
+    TokenList toks = Tokenize(
         "take 1 1/2 tablets, 2 and 1/2 tabs; then 1/2 tab / 3 mg, a quarter tablet, one-half tablet, "
         "2 and one-half tablets, a tablet, three quarters of a tablet, twice 10 mg");
     if (!hashed)
@@ -528,7 +528,7 @@ TEST_F(SigTest, FirstRouteInText) {
 
 class ReadSigTest : public SigTest {
  protected:
-  std::vector<Token> toks;
+  TokenList toks;
   std::string text;
   // Reads `t` as the sig of the drug named by tokens [b, e).
   Sig Read(const std::string& t, size_t b, size_t e) {

@@ -329,7 +329,7 @@ TEST(TerminologyInfo, IngredientInfo) {
 // IsKnownWord(Token) (inline, by norm_hash) answers as IsKnownWord(norm), with the token's hash
 // or without one (a token made outside Tokenize).
 TEST(TerminologyInfo, KnownWordsByToken) {
-  std::vector<Token> toks = Tokenize("Reports HISTORY of sertraline, Zyntrafex 20 mg");
+  TokenList toks = Tokenize("Reports HISTORY of sertraline, Zyntrafex 20 mg");
   std::vector<bool> known;
   for (Token& t : toks) {
     known.push_back(T().IsKnownWord(t));

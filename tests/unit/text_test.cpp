@@ -13,9 +13,10 @@
 namespace scribe {
 namespace {
 
-std::vector<std::string> Norms(const std::vector<Token>& toks) {
+template <class Tokens>  // a TokenList or a vector of tokens
+std::vector<std::string> Norms(const Tokens& toks) {
   std::vector<std::string> out;
-  for (const Token& t : toks) out.push_back(t.norm);
+  for (const Token& t : toks) out.emplace_back(t.norm);
   return out;
 }
 

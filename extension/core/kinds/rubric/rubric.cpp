@@ -49,7 +49,7 @@ struct RubricRules {
   std::vector<RubricCategory> categories;
   std::map<std::string, double> severity_points;
   std::map<std::string, std::string> detector_severity;  // class -> severity
-  std::set<std::string> other_words;                      // "no other X": a denial about other things
+  std::set<std::string, std::less<>> other_words;                      // "no other X": a denial about other things
   json published;
 };
 
@@ -213,7 +213,7 @@ struct RubricPrepared : PreparedBody {
   std::vector<PhraseSet> deductions;
   MatcherStarts starts;  // the required and the deduction phrases: where they may start in a note
   std::set<std::string> expected_keys;
-  std::unordered_set<std::string> qualifiers;
+  StringSet qualifiers;
 };
 
 struct ItemResult {

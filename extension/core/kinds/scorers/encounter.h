@@ -14,7 +14,7 @@ struct PreparedEncounter {
   PreparedEncounter(std::string_view text, const Environment& env);
   AnalyzedText analyzed;
   std::unordered_set<std::string> drug_keys;  // ingredient key of every drug the encounter names
-  std::unordered_set<std::string> words;      // lower-case words of the encounter
+  StringSet words;      // lower-case words of the encounter
 };
 
 }  // namespace scribe

@@ -47,7 +47,7 @@ class FlagMatcher {
   std::vector<MentalFlag> flags_;
   std::vector<PhraseSet> phrases_;
   std::vector<std::vector<std::string>> words_;  // flag name words, for qualifier checks
-  std::unordered_set<std::string> qualifiers_;
+  StringSet qualifiers_;
 };
 
 // A flag as published: {"evidence", "evidence_more" (when capped), "flag", "key", "status"}.

@@ -193,9 +193,11 @@ TokenList Tokenize(std::string_view text) {
     if (cls == CharClass::kLetter) {
       bool caps = true, any_upper = false, curly_apostrophe = false;
       bool first_upper = text[i] >= 'A' && text[i] <= 'Z';
+      uint64_t hash = kFnvOffset;  // of the norm, as the word is read
       while (i < text.size()) {
         if (unsigned char b = text[i]; IsAsciiAlpha(b)) {  // most of a word: no apostrophe to weigh
           if (b >= 'a') caps = false; else any_upper = true;
+          hash = FnvStep(hash, b | 0x20);  // lower case
           ++i; ++chars;
           continue;
         }
@@ -206,17 +208,17 @@ TokenList Tokenize(std::string_view text) {
         bool inner_apostrophe = (c == '\'' || c == 0x2019) && i + m < text.size() &&
                                 IsAsciiAlpha(static_cast<unsigned char>(text[i + m])) && i > b0;
         if (k != CharClass::kLetter && !inner_apostrophe) break;
-        if (c < 0x80 && IsAsciiAlpha(static_cast<unsigned char>(c))) {
-          if (c >= 'a' && c <= 'z') caps = false; else any_upper = true;
+        if (c == 0x2019) {
+          curly_apostrophe = true;
+          hash = FnvStep(hash, '\'');  // the norm writes it straight
+        } else {
+          for (size_t q = 0; q < m; ++q) hash = FnvStep(hash, static_cast<unsigned char>(text[i + q]));
         }
-        curly_apostrophe = curly_apostrophe || c == 0x2019;
         i += m; ++chars;
       }
       Token& t = push(TokenKind::kWord, b0, i, c0, chars);
-      uint64_t hash = kFnvOffset;
       if (!any_upper && !curly_apostrophe) {  // written as its norm: the text's own bytes
         t.norm = t.raw;
-        for (char ch : t.raw) hash = FnvStep(hash, static_cast<unsigned char>(ch));
       } else {
         // lower-cased, and a curly apostrophe made straight, in one pass into the arena
         char* norm = words.Allocate(t.raw.size());
@@ -230,7 +232,6 @@ TokenList Tokenize(std::string_view text) {
             ch = static_cast<char>(ch - 'A' + 'a');
           }
           norm[w++] = ch;
-          hash = FnvStep(hash, static_cast<unsigned char>(ch));
         }
         t.norm = std::string_view(norm, w);
       }

@@ -4,7 +4,10 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "rules.h"
@@ -483,6 +486,45 @@ TEST(Numbers, FormatNumberWholeAndSigned) {
   EXPECT_EQ(FormatNumber(1e15), "1e+15");
   EXPECT_EQ(FormatNumber(1234567.5), "1.23457e+06");
   EXPECT_EQ(FormatNumber(std::numeric_limits<double>::infinity()), "inf");
+}
+
+// A Token is views and numbers: the tokenizer and the sig-word repair copy it as plain bytes.
+static_assert(std::is_trivially_copyable_v<Token>);
+
+// Where a token's words live: the text's own bytes when it wrote the word as its norm, else the
+// list's arena, which moves with the list and is shared by copies of an analysed text.
+TEST(Tokenize, WordsLiveInTheTextOrInTheArenaThatMovesWithTheList) {
+  const std::string text = "Metformin 1,000 mg b.i.d. \xE2\x80\x9CIt\xE2\x80\x99s fine\xE2\x80\x9D, tablets";
+  TokenList first = Tokenize(text);
+  TokenList list = std::move(first);
+  first = Tokenize("overwrites whatever the moved-from list held");
+  EXPECT_EQ(Norms(list), (Strings{"metformin", "1000", "mg", "bid", "\"", "it's", "fine", "\"", ",", "tablets"}));
+  auto in_text = [&](std::string_view w) { return w.data() >= text.data() && w.data() < text.data() + text.size(); };
+  EXPECT_FALSE(in_text(list[0].norm));  // lower-cased
+  EXPECT_FALSE(in_text(list[1].norm));  // without its comma
+  EXPECT_TRUE(in_text(list[2].norm));
+  EXPECT_FALSE(in_text(list[3].norm));  // joined from "b.i.d."
+  EXPECT_FALSE(in_text(list[4].norm));  // a curly quote made straight: a static string
+  EXPECT_FALSE(in_text(list[5].norm));  // a curly apostrophe made straight
+  EXPECT_TRUE(in_text(list[6].norm));
+  EXPECT_EQ(list[9].folded, "tablet");
+  EXPECT_FALSE(in_text(list[9].folded));
+  EXPECT_EQ(list[6].folded.data(), list[6].norm.data());  // a word that folds to itself is not copied
+  for (const Token& t : list) {
+    EXPECT_EQ(t.norm_hash, HashWord(t.norm)) << t.norm;
+    EXPECT_EQ(t.folded_hash, HashWord(t.folded)) << t.folded;
+  }
+  EXPECT_EQ(list[0].number, 0);
+  EXPECT_EQ(list[1].number, 1000);
+}
+
+TEST(Analyze, ACopyOfAnAnalysedTextSharesItsWords) {
+  const std::string text = "Lisinopril 10 MG daily.";
+  std::optional<TokenizedText> original = Analyze(text, {});
+  TokenizedText copy = *original;
+  original.reset();
+  Analyze("Another Text In Capitals To Reuse The Freed Memory", {});
+  EXPECT_EQ(Norms(copy.tokens), (Strings{"lisinopril", "10", "mg", "daily", "."}));
 }
 
 }  // namespace

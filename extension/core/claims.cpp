@@ -93,14 +93,15 @@ class Reader {
     for (size_t s = 0; s < t.sentence_begin.size(); ++s) {
       size_t sb = t.sentence_begin[s], se = t.sentence_end[s];
       if (sb >= se) continue;
-      std::vector<bool> brk(se - sb, false);
-      for (const PatternMatch& m : r_.clause_breaks.FindAll(toks_, sb, se, starts_))
-        if (m.begin > sb) brk[m.begin - sb] = true;
+      // the breaks' starts, in text order (matches never overlap): a new clause at each but the first token
+      std::vector<PatternMatch> breaks = r_.clause_breaks.FindAll(toks_, sb, se, starts_);
+      auto next_break = breaks.cbegin();
       ++clause;
       clause_begin_.resize(clause + 1, 0);
       clause_begin_[clause] = static_cast<uint32_t>(sb);
       for (size_t k = sb; k < se; ++k) {
-        if (brk[k - sb]) {
+        while (next_break != breaks.cend() && next_break->begin < k) ++next_break;
+        if (k > sb && next_break != breaks.cend() && next_break->begin == k) {
           ++clause;
           clause_begin_.resize(clause + 1, 0);
           clause_begin_[clause] = static_cast<uint32_t>(k);

@@ -30,6 +30,7 @@ std::string PerDayText(const Frequency& f) {
 // The checks of one mention against the expected medication.
 std::vector<MedCheck> Checks(const ExpectedMed& em, const Credit& cw, const DrugMention& m) {
   std::vector<MedCheck> parts;
+  parts.reserve(5);  // name, dose, frequency, route, action
   parts.push_back({"name", cw.name, true, true,
                    "same ingredient: " + (m.drug.empty() ? m.mention : m.drug) +
                        (m.match && m.match->kind == MatchKind::kApproximate ? " (approximate match of \"" + m.mention + "\")" : "")});

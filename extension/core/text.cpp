@@ -140,7 +140,7 @@ char* WordArena::Allocate(size_t n) {
   if (n > left_) {
     // blocks of 4 KB, then larger as a text proves long; a word longer than a block gets its own
     size_t block = std::max(n, size_t{4096} << std::min<size_t>(blocks_.size(), 4));
-    blocks_.push_back(std::make_unique<char[]>(block));
+    blocks_.push_back(std::unique_ptr<char[]>(new char[block]));  // not zeroed: every byte is written before it is read
     next_ = blocks_.back().get();
     left_ = block;
   }

@@ -32,7 +32,8 @@ std::vector<Words> PhraseList(const YAML::Node& y, const char* key) {
   if (const YAML::Node n = y[key])
     for (const auto& v : n) {
       Words w;
-      for (const Token& t : Tokenize(v.as<std::string>())) w.emplace_back(t.norm);
+      const std::string phrase = v.as<std::string>();  // outlives the tokens that view it
+      for (const Token& t : Tokenize(phrase)) w.emplace_back(t.norm);
       if (!w.empty()) out.push_back(std::move(w));
     }
   return out;

@@ -64,6 +64,10 @@ AnalyzedText AnalyzeText(std::string_view text, const Rules& rules, const Termin
 
 // With the compiled-in rules and terminology.
 AnalyzedText AnalyzeText(std::string_view text);
+// The tokens view the text: a temporary string is refused (see Tokenize).
+template <class S, class... Rest>
+  requires TemporaryString<S>
+AnalyzedText AnalyzeText(S&& text, Rest&&...) = delete;
 
 // A whole text read as the sig of one unnamed drug ("Take 2 tablets by mouth every 6 hours as
 // needed"): the same spelling tolerance and sig reading as a drug's window. For ground-truth sig

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -97,14 +98,25 @@ using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 template <class V>
 using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
+// A std::string about to be destroyed: what the tokens of a text must not view.
+template <class S>
+concept TemporaryString = std::is_same_v<std::remove_cvref_t<S>, std::string> && !std::is_lvalue_reference_v<S>;
+
 // Splits text into tokens. Letter–digit runs split ("50mg" -> 50, mg), dotted abbreviations
 // join ("b.i.d." -> "bid"), "1,000" and "0.5" are single numbers. The tokens view `text`, which
-// must outlive them.
+// must outlive them: a temporary string is refused at compile time (a range-for over
+// Tokenize(v.as<std::string>()) would read words of a string already gone).
 TokenList Tokenize(std::string_view text);
+template <class S>
+  requires TemporaryString<S>
+TokenList Tokenize(S&& text) = delete;
 
 // Tokenizes and finds sentences. `abbreviations` are words after which "." does not end a
 // sentence when the next word is lower-case.
 TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abbreviations);
+template <class S>
+  requires TemporaryString<S>
+TokenizedText Analyze(S&& text, const std::vector<std::string>& abbreviations) = delete;  // as Tokenize
 
 // Lower-case ASCII copy.
 std::string Lower(std::string_view s);

@@ -483,8 +483,8 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
   // 1. Mentions: longest terminology match, else a phantom (unknown word + dose). A lone sig
   //    abbreviation ("inh", "po") in lower case or right after a dose is sig, not a drug name.
   std::vector<DrugMention> found;
-  // A mention is 656 bytes: growing the vector moves them all. Room for a note's mentions, and
-  // at most 64 (42 KB) held per grading thread for a long text.
+  // A mention is several hundred bytes: growing the vector moves them all. Room for a note's
+  // mentions, and at most 64 held per grading thread for a long text.
   found.reserve(std::min<size_t>(toks.size() / 16 + 8, 64));
   for (size_t k = 0; k < toks.size();) {
     size_t sentence_end = out.text.sentence_end[out.text.sentence_of[k]];

@@ -491,6 +491,17 @@ TEST(Numbers, FormatNumberWholeAndSigned) {
 // A Token is views and numbers: the tokenizer and the sig-word repair copy it as plain bytes.
 static_assert(std::is_trivially_copyable_v<Token>);
 
+// Tokens view their text, so a string about to be destroyed is refused at compile time; a
+// string that stays, a view and a literal are taken.
+template <class S>
+concept Tokenizable = requires(S&& s) { Tokenize(std::forward<S>(s)); };
+static_assert(!Tokenizable<std::string>);
+static_assert(!Tokenizable<const std::string>);
+static_assert(Tokenizable<std::string&>);
+static_assert(Tokenizable<const std::string&>);
+static_assert(Tokenizable<std::string_view>);
+static_assert(Tokenizable<const char (&)[4]>);
+
 // Where a token's words live: the text's own bytes when it wrote the word as its norm, else the
 // list's arena, which moves with the list and is shared by copies of an analysed text.
 TEST(Tokenize, WordsLiveInTheTextOrInTheArenaThatMovesWithTheList) {

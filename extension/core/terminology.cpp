@@ -130,6 +130,7 @@ void Terminology::Index(uint32_t id, const std::string& normalized) {
     if (rx != ry) return rx < ry;
     return !concepts_[x].rxcui.empty() && concepts_[y].rxcui.empty();
   });
+  preferred_[normalized] = ids.front();
   size_t words = std::count(normalized.begin(), normalized.end(), ' ') + 1;
   std::string first = normalized.substr(0, normalized.find(' '));
   uint8_t& longest = first_words_[first];
@@ -306,11 +307,14 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
   if (first.kind != TokenKind::kWord) return std::nullopt;
   const uint8_t* longest = first_words_.find(first.norm, NormHash(first));
   if (longest) {
-    // gather up to fw->second words (hyphens skipped, other punctuation stops); ends[n - 1] is
-    // where the joined name of n words ends in `joined`, idx[n - 1] its last token
+    // gather up to *longest words (hyphens skipped, other punctuation stops); ends[n - 1] is
+    // where the joined name of n words ends in `joined`, hashes[n - 1] its HashWord (continued
+    // word by word from the first word's norm_hash), idx[n - 1] its last token
     size_t idx[kMaxNameWords + 1], ends[kMaxNameWords + 1];
+    uint64_t hashes[kMaxNameWords + 1];
     size_t words = 0;
     std::string joined;
+    uint64_t hash = 0;
     for (size_t p = k; p < limit && words < *longest && words <= kMaxNameWords; ++p) {
       const Token& t = toks[p];
       if (t.kind == TokenKind::kPunct) {
@@ -319,16 +323,18 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
       }
       if (!joined.empty()) joined += ' ';
       joined += t.norm;
+      hash = words == 0 ? NormHash(t) : HashWordAppend(HashWordStep(hash, ' '), t.norm);
       idx[words] = p;
       ends[words] = joined.size();
+      hashes[words] = hash;
       ++words;
     }
     for (size_t n = words; n > 0; --n) {
       std::string_view name = std::string_view(joined).substr(0, ends[n - 1]);
-      auto it = by_name_.find(name);
-      if (it == by_name_.end()) continue;
+      const uint32_t* preferred = preferred_.find(name, hashes[n - 1]);
+      if (!preferred) continue;
       size_t end = idx[n - 1] + 1;
-      const Concept& c = concepts_[it->second.front()];
+      const Concept& c = concepts_[*preferred];
       if (c.tty == "BN" && std::count_if(name.begin(), name.end(), [](char ch) { return ch >= 'a' && ch <= 'z'; }) < 3)
         continue;
       if (ambiguous_.count(name)) {
@@ -336,7 +342,7 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
         bool dose_follows = end < limit && toks[end].kind == TokenKind::kNumber;
         if (!dose_follows) continue;
       }
-      uint32_t id = it->second.front();
+      uint32_t id = *preferred;
       return TermMatch{id, concepts_[id].tty == "SY" ? MatchKind::kSynonym : MatchKind::kExact, 0, end - k};
     }
   }

@@ -131,6 +131,10 @@ class Terminology {
 
   std::vector<Concept> concepts_;
   StringMap<std::vector<uint32_t>> by_name_;                        // normalised name -> concepts
+  // by_name_'s first (preferred) concept of each name, keyed by HashWord(name): MatchTokens hashes
+  // a name of several words as it reads them, from the first word's norm_hash on, instead of
+  // joining the words into a string and hashing that once per length it tries.
+  WordTable<uint32_t> preferred_;
   WordTable<uint8_t> first_words_;                                  // first word -> longest name (words)
   std::unordered_map<std::string, IngredientInfo> ingredients_;     // IN rxcui -> info
   std::unordered_map<std::string, std::string> canonical_;          // IN rxcui -> canonical IN rxcui

@@ -88,8 +88,8 @@ std::string_view PunctNorm(uint32_t cp, std::string_view raw) {
 }
 
 // HashWord's FNV-1a, one byte at a time, so that the tokenizer hashes a norm as it writes it.
-constexpr uint64_t kFnvOffset = 1469598103934665603ULL;
-inline uint64_t FnvStep(uint64_t h, unsigned char c) { return (h ^ c) * 1099511628211ULL; }
+constexpr uint64_t kFnvOffset = kHashWordOffset;
+constexpr uint64_t FnvStep(uint64_t h, unsigned char c) { return HashWordStep(h, c); }
 
 // The classes of the ASCII code points, as Classify() gives them.
 constexpr std::array<CharClass, 0x80> kAsciiClass = [] {
@@ -585,12 +585,6 @@ size_t CodePointCount(std::string_view s) {
     ++n;
   }
   return n;
-}
-
-uint64_t HashWord(std::string_view s) {
-  uint64_t h = kFnvOffset;
-  for (unsigned char c : s) h = FnvStep(h, c);
-  return h;
 }
 
 double Round4(double v) {

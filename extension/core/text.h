@@ -151,8 +151,16 @@ std::string_view Trim(std::string_view s);
 // Number of code points in s (invalid bytes count one each).
 size_t CodePointCount(std::string_view s);
 
-// FNV-1a hash of a word, as matchers index their first words.
-uint64_t HashWord(std::string_view s);
+// FNV-1a hash of a word, as matchers index their first words. It reads the word a byte at a
+// time, so the hash of a longer string continues from the hash of its beginning:
+// HashWordAppend(HashWord(a), b) == HashWord(a + b).
+constexpr uint64_t kHashWordOffset = 1469598103934665603ULL;
+constexpr uint64_t HashWordStep(uint64_t h, unsigned char c) { return (h ^ c) * 1099511628211ULL; }
+constexpr uint64_t HashWordAppend(uint64_t h, std::string_view more) {
+  for (char c : more) h = HashWordStep(h, static_cast<unsigned char>(c));
+  return h;
+}
+constexpr uint64_t HashWord(std::string_view s) { return HashWordAppend(kHashWordOffset, s); }
 // A token's HashWord(norm) and HashWord(folded): the ones Tokenize computed, or worked out for a
 // token made elsewhere (tests) without them.
 inline uint64_t NormHash(const Token& t) { return t.norm_hash ? t.norm_hash : HashWord(t.norm); }

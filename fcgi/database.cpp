@@ -168,6 +168,13 @@ Database::Database(const std::string& path, const std::string& synchronous, bool
     throw std::runtime_error("synchronous must be full or normal, not '" + synchronous + "'");
   ExecOrThrow(write_.get(), synchronous == "full" ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
   ExecOrThrow(write_.get(), kJournalSizeLimit);
+  // The committer stores each submission of a batch in its own SAVEPOINT: SQLite journals the old
+  // content of every page of the file the INSERT and its triggers change (pages reused from the
+  // freelist included), and with the default temp_store a journal over 64 KiB spills to a
+  // temporary file in /var/tmp, written a page at a time (2 pwrites each) and unlinked. Under
+  // tests/bench/wrk/run's submits that was about half the writer's pwrite calls (strace). In
+  // memory it is truncated at each RELEASE: at most one submission's pages.
+  ExecOrThrow(write_.get(), "PRAGMA temp_store = MEMORY");
   read_.reset(Open(path, /*writable=*/false));
   if (prepare_all)
     for (const char* name : kEndpointNames) Prepared(name);

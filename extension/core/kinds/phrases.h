@@ -17,6 +17,14 @@
 
 namespace scribe {
 
+// The tokens of one text where a group of phrase sets may start a match: group.Find of the
+// text's tokens, found once for every set of the group (a trial's flags, traps, allergies and
+// critical rules) instead of once per set.
+struct PhraseStarts {
+  const MatcherStarts& group;
+  const std::vector<uint32_t>& starts;
+};
+
 // Every equivalent phrasing of a phrase: itself, whole-phrase synonyms, one sub-phrase swap.
 std::vector<std::string> ExpandPhrase(const std::string& phrase, const Rules& rules);
 
@@ -33,6 +41,9 @@ class PhraseSet {
   // set's matcher: one pass over a note finds where all of a trial's sets may match.
   std::vector<Hit> Find(const TokenizedText& text, const MatcherStarts& group,
                         const std::vector<uint32_t>& starts) const;
+  std::vector<Hit> Find(const TokenizedText& text, const PhraseStarts& starts) const {
+    return Find(text, starts.group, starts.starts);
+  }
   const PhraseMatcher& matcher() const { return matcher_; }
   bool empty() const { return matcher_.empty(); }
 

@@ -24,7 +24,16 @@ struct NotePrepared : PreparedBody {
         critical(t.critical_errors, env.rules),
         claims(encounter.analyzed) {
     for (const ExpectedMed& m : t.meds) expected_keys.insert(m.keys.begin(), m.keys.end());
+    std::vector<const PhraseMatcher*> swept;
+    flags.AddMatchers(swept);
+    allergies.AddMatchers(swept);
+    asserted.AddMatchers(swept);
+    critical.AddMatchers(swept);
+    starts = MatcherStarts(std::move(swept));
   }
+  // `starts` points at the matchers of the scorers: a copy would point at these.
+  NotePrepared(const NotePrepared&) = delete;
+  NotePrepared& operator=(const NotePrepared&) = delete;
   Environment env;
   PreparedEncounter encounter;
   FlagMatcher flags;
@@ -33,6 +42,9 @@ struct NotePrepared : PreparedBody {
   CriticalRuleChecker critical;
   ClaimCheck claims;
   std::set<std::string> expected_keys;
+  // Every phrase of the trial's flags, allergies, traps, deferred diagnoses and critical rules:
+  // where they may start in a note, found in one pass over it.
+  MatcherStarts starts;
 };
 
 struct NoteOutcome : Outcome {
@@ -146,6 +158,9 @@ class Note final : public Kind {
     o->note = AnalyzeText(output, env.rules, env.terminology, env.assertion);
     const AnalyzedText& note = o->note;
 
+    const std::vector<uint32_t> phrase_starts = p.starts.Find(note.text.tokens);
+    const PhraseStarts starts{p.starts, phrase_starts};
+
     double drug_sum = 0;
     for (const ExpectedMed& em : t.meds) {
       o->meds.push_back(ScoreMed(em, t.credit, note, ctx.validator));
@@ -154,14 +169,14 @@ class Note final : public Kind {
     }
     double score_drug = t.meds.empty() ? 1.0 : drug_sum / static_cast<double>(t.meds.size());
 
-    o->flags = p.flags.Score(note, o->critical_errors);
+    o->flags = p.flags.Score(note, o->critical_errors, starts);
     for (const auto& f : o->flags) o->captured += f.status == "captured";
     double score_mental = t.mental_flags.empty() ? 1.0 : static_cast<double>(o->captured) / t.mental_flags.size();
 
-    o->allergies = p.allergies.Score(note, o->critical_errors);
+    o->allergies = p.allergies.Score(note, o->critical_errors, starts);
 
-    o->traps = p.asserted.ScoreTraps(note);
-    o->deferred = p.asserted.ScoreDeferred(note);
+    o->traps = p.asserted.ScoreTraps(note, starts);
+    o->deferred = p.asserted.ScoreDeferred(note, starts);
     for (const auto& r : o->traps) o->triggered += r.triggered;
     for (const auto& r : o->deferred) o->triggered += r.triggered;
     o->unsupported = FindUnsupportedDrugs(note, p.encounter, p.expected_keys, p.allergies.drug_keys(), ctx.validator);
@@ -184,7 +199,7 @@ class Note final : public Kind {
     double score_fab = std::max(0.0, 1.0 - ratio - kUnsupportedDrugPenalty * static_cast<double>(o->unsupported.size()));
 
     for (CriticalError& e : InventedPrescriptions(note, o->unsupported)) o->critical_errors.push_back(std::move(e));
-    p.critical.Score(note, o->critical_errors);
+    p.critical.Score(note, o->critical_errors, starts);
     AddInventedActions(o->claims, o->critical_errors);
 
     // A category with no items (no expected medications, no flags) is not applicable: the total

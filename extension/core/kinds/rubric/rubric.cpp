@@ -199,9 +199,11 @@ struct RubricPrepared : PreparedBody {
     for (const ItemMatcher& m : items)
       for (const PhraseSet& set : m.required) swept.push_back(&set.matcher());
     for (const PhraseSet& set : deductions) swept.push_back(&set.matcher());
+    critical.AddMatchers(swept);
     starts = MatcherStarts(std::move(swept));
   }
-  // `starts` points at the matchers of `items` and `deductions`: a copy would point at these.
+  // `starts` points at the matchers of `items`, `deductions` and `critical`: a copy would point at
+  // these.
   RubricPrepared(const RubricPrepared&) = delete;
   RubricPrepared& operator=(const RubricPrepared&) = delete;
   Environment env;
@@ -211,7 +213,7 @@ struct RubricPrepared : PreparedBody {
   ClaimCheck claims;
   std::vector<ItemMatcher> items;
   std::vector<PhraseSet> deductions;
-  MatcherStarts starts;  // the required and the deduction phrases: where they may start in a note
+  MatcherStarts starts;  // the required, deduction and critical-rule phrases: where they may start in a note
   std::set<std::string> expected_keys;
   StringSet qualifiers;
 };
@@ -424,7 +426,7 @@ class Rubric final : public Kind {
     for (const UnsupportedClaim& c : claims)
       deduct({c.severity.name, "claim:" + std::string(ClaimClassName(c.claim.cls)), c.support.reason, 0, c.evidence});
     for (CriticalError& c : invented) o->critical_errors.push_back(std::move(c));
-    p.critical.Score(note, o->critical_errors);
+    p.critical.Score(note, o->critical_errors, PhraseStarts{p.starts, starts});
     AddInventedActions(claims, o->critical_errors);
 
     o->category_points.assign(t.categories.size(), 0);

@@ -82,19 +82,25 @@ AllergyChecker::AllergyChecker(const std::vector<ExpectedAllergy>& allergies, co
   }
 }
 
-std::vector<AllergyChecker::Result> AllergyChecker::Score(const AnalyzedText& note, std::vector<CriticalError>& critical) const {
+void AllergyChecker::AddMatchers(std::vector<const PhraseMatcher*>& out) const {
+  for (const PhraseSet* set : {&cues_, &no_allergies_, &no_drug_allergies_}) out.push_back(&set->matcher());
+  for (const PhraseSet& set : phrases_) out.push_back(&set.matcher());
+}
+
+std::vector<AllergyChecker::Result> AllergyChecker::Score(const AnalyzedText& note, std::vector<CriticalError>& critical,
+                                                          const PhraseStarts& starts) const {
   std::vector<Result> out;
   if (allergies_.empty()) return out;
-  const std::vector<bool> context = AllergyContext(note, cues_.Find(note.text));
-  auto no_all = no_allergies_.Find(note.text);
-  auto no_drug = no_drug_allergies_.Find(note.text);
+  const std::vector<bool> context = AllergyContext(note, cues_.Find(note.text, starts));
+  auto no_all = no_allergies_.Find(note.text, starts);
+  auto no_drug = no_drug_allergies_.Find(note.text, starts);
   for (size_t i = 0; i < allergies_.size(); ++i) {
     const ExpectedAllergy& a = allergies_[i];
     Result r;
     bool recorded = false, negated = false;
     std::optional<Evidence> first_negated;
     std::vector<std::pair<size_t, size_t>> hits;
-    for (const auto& hit : phrases_[i].Find(note.text)) hits.emplace_back(hit.begin, hit.end);
+    for (const auto& hit : phrases_[i].Find(note.text, starts)) hits.emplace_back(hit.begin, hit.end);
     // The same drug, or a class that covers it ("PCN allergy" records an amoxicillin allergy);
     // a narrower drug does not record a class allergy ("amoxicillin" for penicillins would let
     // penicillin V through).

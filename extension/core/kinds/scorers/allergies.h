@@ -36,7 +36,10 @@ class AllergyChecker {
     EvidenceList evidence;
   };
   // One result per allergy; dropped and contradicted allergies append critical errors.
-  std::vector<Result> Score(const AnalyzedText& note, std::vector<CriticalError>& critical) const;
+  std::vector<Result> Score(const AnalyzedText& note, std::vector<CriticalError>& critical,
+                            const PhraseStarts& starts) const;
+  // Appends the matchers of its phrase sets (for a MatcherStarts group).
+  void AddMatchers(std::vector<const PhraseMatcher*>& out) const;
   // Ingredient keys of the allergy substances that are drugs ("" for the others): a note may name
   // them without their being unsupported drugs.
   const std::vector<std::string>& drug_keys() const { return keys_; }

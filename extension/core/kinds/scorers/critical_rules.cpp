@@ -54,7 +54,12 @@ CriticalRuleChecker::CriticalRuleChecker(const std::vector<CriticalRule>& rules,
   for (const CriticalRule& r : rules) phrases_.emplace_back(r.asserts, rule_tables);
 }
 
-void CriticalRuleChecker::Score(const AnalyzedText& note, std::vector<CriticalError>& critical) const {
+void CriticalRuleChecker::AddMatchers(std::vector<const PhraseMatcher*>& out) const {
+  for (const PhraseSet& set : phrases_) out.push_back(&set.matcher());
+}
+
+void CriticalRuleChecker::Score(const AnalyzedText& note, std::vector<CriticalError>& critical,
+                                const PhraseStarts& starts) const {
   for (size_t i = 0; i < rules_.size(); ++i) {
     const CriticalRule& r = rules_[i];
     std::optional<Evidence> ev;
@@ -80,7 +85,7 @@ void CriticalRuleChecker::Score(const AnalyzedText& note, std::vector<CriticalEr
         break;
       }
     } else {
-      for (const auto& hit : phrases_[i].Find(note.text)) {
+      for (const auto& hit : phrases_[i].Find(note.text, starts)) {
         if (!ForPatient(AssertionAnalyzer::Resolve(note.assertion_bits, hit.begin, hit.end))) continue;
         ev = MakeEvidence(note, hit.begin, hit.end);
         break;

@@ -33,7 +33,9 @@ class CriticalRuleChecker {
  public:
   CriticalRuleChecker(const std::vector<CriticalRule>& rules, const Rules& rule_tables);
   // Appends a trial_rule critical error for every rule the note breaks.
-  void Score(const AnalyzedText& note, std::vector<CriticalError>& critical) const;
+  void Score(const AnalyzedText& note, std::vector<CriticalError>& critical, const PhraseStarts& starts) const;
+  // Appends the matchers of its phrase sets (for a MatcherStarts group).
+  void AddMatchers(std::vector<const PhraseMatcher*>& out) const;
 
  private:
   std::vector<CriticalRule> rules_;

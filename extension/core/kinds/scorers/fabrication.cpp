@@ -50,9 +50,10 @@ AssertedPhrases::AssertedPhrases(const std::vector<Trap>& traps, const std::vect
 
 namespace {
 
-AssertedPhrases::Result Collect(const PhraseSet& set, const AnalyzedText& note, bool match_any, When when) {
+AssertedPhrases::Result Collect(const PhraseSet& set, const AnalyzedText& note, const PhraseStarts& starts,
+                                bool match_any, When when) {
   AssertedPhrases::Result r;
-  for (const auto& hit : set.Find(note.text)) {
+  for (const auto& hit : set.Find(note.text, starts)) {
     Evidence e = MakeEvidence(note, hit.begin, hit.end);
     bool fires = match_any || Fits(when, e.assertion);
     r.triggered = r.triggered || fires;
@@ -77,16 +78,24 @@ void WriteHits(JsonWriter& w, const AssertedPhrases::Result& r, std::string_view
 
 }  // namespace
 
-std::vector<AssertedPhrases::Result> AssertedPhrases::ScoreTraps(const AnalyzedText& note) const {
+std::vector<AssertedPhrases::Result> AssertedPhrases::ScoreTraps(const AnalyzedText& note,
+                                                                 const PhraseStarts& starts) const {
   std::vector<Result> out;
-  for (size_t i = 0; i < traps_.size(); ++i) out.push_back(Collect(trap_phrases_[i], note, traps_[i].match_any, traps_[i].when));
+  for (size_t i = 0; i < traps_.size(); ++i)
+    out.push_back(Collect(trap_phrases_[i], note, starts, traps_[i].match_any, traps_[i].when));
   return out;
 }
 
-std::vector<AssertedPhrases::Result> AssertedPhrases::ScoreDeferred(const AnalyzedText& note) const {
+std::vector<AssertedPhrases::Result> AssertedPhrases::ScoreDeferred(const AnalyzedText& note,
+                                                                    const PhraseStarts& starts) const {
   std::vector<Result> out;
-  for (const PhraseSet& set : deferred_phrases_) out.push_back(Collect(set, note, false, When::kAny));
+  for (const PhraseSet& set : deferred_phrases_) out.push_back(Collect(set, note, starts, false, When::kAny));
   return out;
+}
+
+void AssertedPhrases::AddMatchers(std::vector<const PhraseMatcher*>& out) const {
+  for (const auto* sets : {&trap_phrases_, &deferred_phrases_})
+    for (const PhraseSet& set : *sets) out.push_back(&set.matcher());
 }
 
 void WriteTrapResult(JsonWriter& w, const Trap& t, const AssertedPhrases::Result& r) {

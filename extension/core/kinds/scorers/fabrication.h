@@ -44,10 +44,12 @@ class AssertedPhrases {
     size_t more = 0;
     bool triggered = false;
   };
-  std::vector<Result> ScoreTraps(const AnalyzedText& note) const;
+  std::vector<Result> ScoreTraps(const AnalyzedText& note, const PhraseStarts& starts) const;
   // Deferred diagnoses fire when asserted for the patient, now or in the past ("history of
   // bipolar disorder" asserts a diagnosis that was never made).
-  std::vector<Result> ScoreDeferred(const AnalyzedText& note) const;
+  std::vector<Result> ScoreDeferred(const AnalyzedText& note, const PhraseStarts& starts) const;
+  // Appends the matchers of its phrase sets (for a MatcherStarts group).
+  void AddMatchers(std::vector<const PhraseMatcher*>& out) const;
 
  private:
   std::vector<Trap> traps_;

@@ -33,7 +33,12 @@ FlagMatcher::FlagMatcher(const std::vector<MentalFlag>& flags, const Rules& rule
   qualifiers_.insert(rules.assertion.qualifiers.begin(), rules.assertion.qualifiers.end());
 }
 
-std::vector<FlagMatcher::Result> FlagMatcher::Score(const AnalyzedText& note, std::vector<CriticalError>& critical) const {
+void FlagMatcher::AddMatchers(std::vector<const PhraseMatcher*>& out) const {
+  for (const PhraseSet& set : phrases_) out.push_back(&set.matcher());
+}
+
+std::vector<FlagMatcher::Result> FlagMatcher::Score(const AnalyzedText& note, std::vector<CriticalError>& critical,
+                                                    const PhraseStarts& starts) const {
   const auto& toks = note.text.tokens;
   std::vector<Result> out;
   for (size_t i = 0; i < flags_.size(); ++i) {
@@ -42,7 +47,7 @@ std::vector<FlagMatcher::Result> FlagMatcher::Score(const AnalyzedText& note, st
     Result r;
     bool affirmed = false, negated = false;
     std::optional<Evidence> first_negated;
-    for (const auto& hit : phrases_[i].Find(note.text)) {
+    for (const auto& hit : phrases_[i].Find(note.text, starts)) {
       if (hit.begin > 0 && toks[hit.begin - 1].kind == TokenKind::kWord && qualifiers_.count(toks[hit.begin - 1].norm) &&
           flag_has_qualifier && std::find(fw.begin(), fw.end(), toks[hit.begin - 1].norm) == fw.end())
         continue;

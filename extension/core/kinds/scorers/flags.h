@@ -40,8 +40,11 @@ class FlagMatcher {
     EvidenceList evidence;
   };
   // One result per flag; a contradicted flag appends a critical error.
-  std::vector<Result> Score(const AnalyzedText& note, std::vector<CriticalError>& critical) const;
+  std::vector<Result> Score(const AnalyzedText& note, std::vector<CriticalError>& critical,
+                            const PhraseStarts& starts) const;
   size_t size() const { return flags_.size(); }
+  // Appends the matchers of its phrase sets (for a MatcherStarts group).
+  void AddMatchers(std::vector<const PhraseMatcher*>& out) const;
 
  private:
   std::vector<MentalFlag> flags_;

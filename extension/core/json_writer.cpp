@@ -135,11 +135,43 @@ void AppendInteger(std::string& out, Number n) {
   out.append(buffer, end);
 }
 
+}  // namespace
+
+bool AppendFourPlaces(std::string& out, double x) {
+  // x is n / 10^4 for an integer n below kFourPlacesLimit in magnitude: the decimal n / 10^4 is
+  // the double's shortest round-trip form, which dump() writes as it stands ("0.6667", "12.5",
+  // "3.0"). Every published score and weight is such a number (Round4). -0.0 is left to dump().
+  if (!(std::fabs(x) < static_cast<double>(kFourPlacesLimit) / 10000.0) || (x == 0 && std::signbit(x))) return false;
+  const double scaled = std::round(x * 10000.0);
+  const int64_t n = static_cast<int64_t>(scaled);
+  if (static_cast<double>(n) / 10000.0 != x) return false;
+  char buffer[32];
+  char* p = buffer;
+  uint64_t magnitude = static_cast<uint64_t>(n < 0 ? -n : n);
+  if (n < 0) *p++ = '-';
+  p = std::to_chars(p, buffer + sizeof buffer, magnitude / 10000).ptr;
+  *p++ = '.';
+  uint64_t places = magnitude % 10000;
+  if (places == 0) {
+    *p++ = '0';
+  } else {
+    for (uint64_t unit = 1000; places != 0; unit /= 10) {
+      *p++ = static_cast<char>('0' + places / unit);
+      places %= unit;
+    }
+  }
+  out.append(buffer, p);
+  return true;
+}
+
+namespace {
+
 void AppendDouble(std::string& out, double x) {
   if (!std::isfinite(x)) {
     out += "null";
     return;
   }
+  if (AppendFourPlaces(out, x)) return;
   char buffer[64];  // dump()'s own shortest round-trip digits (Grisu2)
   char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, x);
   out.append(buffer, end);

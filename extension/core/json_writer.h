@@ -108,4 +108,10 @@ class JsonWriter {
 // of j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).
 std::string DumpJson(const nlohmann::json& j);
 
+// Appends what dump() writes for x when x is a number of at most four decimal places (the double
+// nearest n / 10^4, |n| < kFourPlacesLimit: every score and weight Round4 publishes) without
+// dump()'s digit generation, and says whether it did; otherwise appends nothing.
+constexpr int64_t kFourPlacesLimit = 1'000'000;
+bool AppendFourPlaces(std::string& out, double x);
+
 }  // namespace scribe

@@ -146,6 +146,40 @@ TEST(JsonWriter, NumbersPrintAsTheirTypePrintsInADom) {
   EXPECT_EQ(ints, "[1,1,1.0,-9223372036854775808,9223372036854775807,18446744073709551615,-1,0]");
 }
 
+// Every number the four-place path takes, and its neighbours, against dump()'s own digits.
+TEST(JsonWriter, EveryFourPlaceNumberIsWrittenAsDumpWritesIt) {
+  size_t taken = 0;
+  auto dumped = [](double x) {
+    char buffer[64];
+    return std::string(buffer, nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, x));
+  };
+  for (int64_t n = -kFourPlacesLimit + 1; n < kFourPlacesLimit; ++n) {
+    const double x = static_cast<double>(n) / 10000.0;
+    std::string out;
+    ASSERT_TRUE(AppendFourPlaces(out, x)) << n;
+    ASSERT_EQ(out, dumped(x)) << n;
+    ++taken;
+    for (double near : {std::nextafter(x, -1e9), std::nextafter(x, 1e9)}) {
+      std::string other;
+      if (AppendFourPlaces(other, near)) {
+        ASSERT_EQ(other, dumped(near)) << n;
+      }
+    }
+  }
+  EXPECT_EQ(taken, 1999999u);
+  for (double x : {-0.0, 100.0, -100.0, 1e-5, 0.00005, 1e21, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    std::string out;
+    EXPECT_FALSE(AppendFourPlaces(out, x)) << x;
+    EXPECT_EQ(out, "");
+  }
+  std::string out;
+  for (double x : {0.0, 1.0, 0.5, 0.6667, 0.025, -2.5, 99.9999, 0.0001}) {
+    ASSERT_TRUE(AppendFourPlaces(out, x));
+    out += ' ';
+  }
+  EXPECT_EQ(out, "0.0 1.0 0.5 0.6667 0.025 -2.5 99.9999 0.0001 ");
+}
+
 TEST(JsonWriter, MembersEndUpInKeyOrder) {
   std::string out;
   JsonWriter w(out);

@@ -81,6 +81,38 @@ void ResolveDrugName(const std::string& name, const Terminology& terminology, st
   }
 }
 
+namespace {
+
+// The medication as a result reports it: {"action", "dose", "drug", "frequency", "name",
+// "per_day", "prn", "route", "rxcui"}.
+void WriteExpected(JsonWriter& w, const ExpectedMed& em) {
+  w.BeginObject();
+  w.Key("action");
+  if (em.action) w.String(*em.action);
+  else w.Null();
+  w.Key("dose");
+  w.StringOrNull(em.dose_text);
+  w.Key("drug");
+  w.String(em.drug);
+  w.Key("frequency");
+  w.StringOrNull(em.frequency_text);
+  w.Key("name");
+  w.String(em.name);
+  w.Key("per_day");
+  if (em.frequency && em.frequency->per_day) w.Double(Round4(*em.frequency->per_day));
+  else w.Null();
+  w.Key("prn");
+  w.Bool(em.frequency ? em.frequency->prn : false);
+  w.Key("route");
+  if (em.route) w.String(*em.route);
+  else w.Null();
+  w.Key("rxcui");
+  w.StringOrNull(em.rxcui);
+  w.EndObject();
+}
+
+}  // namespace
+
 ExpectedMed ParseExpectedMed(const YAML::Node& n, const SchemaPath& c, const Rules& rules, const Terminology& terminology) {
   if (!n.IsMap()) c.Fail("expected a mapping with name, dose, frequency, route, action");
   CheckKeys(n, c, {"name", "dose", "frequency", "route", "action", "synonyms"});
@@ -114,6 +146,8 @@ ExpectedMed ParseExpectedMed(const YAML::Node& n, const SchemaPath& c, const Rul
     if (a.empty()) c.Key("action").Fail("unknown action " + Quote(med.action_text) + " (expected start, continue, stop, increase or decrease)");
     med.action = a;
   }
+  JsonWriter w(med.expected_json);
+  WriteExpected(w, med);
   return med;
 }
 
@@ -228,29 +262,8 @@ void WriteMed(JsonWriter& w, const ExpectedMed& em, const MedResult& r) {
   w.Double(r.found ? Round4(r.credit) : 0.0);
   w.EndObject();
   w.Key("expected");
-  w.BeginObject();
-  w.Key("action");
-  if (em.action) w.String(*em.action);
-  else w.Null();
-  w.Key("dose");
-  w.StringOrNull(em.dose_text);
-  w.Key("drug");
-  w.String(em.drug);
-  w.Key("frequency");
-  w.StringOrNull(em.frequency_text);
-  w.Key("name");
-  w.String(em.name);
-  w.Key("per_day");
-  if (em.frequency && em.frequency->per_day) w.Double(Round4(*em.frequency->per_day));
-  else w.Null();
-  w.Key("prn");
-  w.Bool(em.frequency ? em.frequency->prn : false);
-  w.Key("route");
-  if (em.route) w.String(*em.route);
-  else w.Null();
-  w.Key("rxcui");
-  w.StringOrNull(em.rxcui);
-  w.EndObject();
+  if (em.expected_json.empty()) WriteExpected(w, em);
+  else w.Raw(em.expected_json);
   w.Key("found");
   if (r.found) WriteMention(w, *r.found);
   else w.Null();

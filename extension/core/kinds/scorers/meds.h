@@ -33,6 +33,10 @@ struct ExpectedMed {
   std::vector<std::string> keys;   // ingredient keys of the name and its synonyms
   std::string drug, rxcui;         // ingredient names and RxCUIs for display
   bool in_terminology = false;
+  // The "expected" member of every result that reports this medication (WriteMed): the fields
+  // above as JSON text, written once by ParseExpectedMed after it has set them all. Empty for a
+  // medication made otherwise, which WriteMed then writes field by field.
+  std::string expected_json;
 };
 
 // Credit per component of a medication (a trial may override; must sum to 1).

@@ -130,7 +130,7 @@ bool AllLetters(std::string_view w) {
 // A word that could be an (unknown) drug name when a dose follows it.
 bool PhantomCandidate(const Token& t, const Terminology& terminology) {
   return t.kind == TokenKind::kWord && t.norm.size() >= 4 && AllLetters(t.norm) && !t.all_caps &&
-         !terminology.IsKnownWord(t) && !terminology.IsNonRxnormSubstance(t.norm);
+         !terminology.IsKnownWord(t) && !terminology.IsNonRxnormSubstance(t);
 }
 
 // "potassium 4.1", "glucose 180 mg/dL", "drinks water", "serum lithium level": a measurement
@@ -236,7 +236,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
     }
     bool candidate = t.kind == TokenKind::kWord && t.norm.size() >= 3 && AllLetters(t.norm) &&
                      (!t.capitalized || t.all_caps || t.line_start) && !terminology.IsKnownWord(t) &&
-                     !sig.IsSigWord(t.norm) && !terminology.IsNonRxnormSubstance(t.norm);
+                     !sig.IsSigWord(t) && !terminology.IsNonRxnormSubstance(t);
     if (!candidate) continue;
     // RepairWord (remembered) leaves nearly every word alone; a drug name is looked for only in
     // a word it would repair.

@@ -653,6 +653,7 @@ std::optional<std::string> SigParser::ParseRoute(std::string_view s) const {
 // ---------------------------------------------------------------- vocabulary
 
 bool SigParser::IsSigWord(std::string_view word) const { return grammar_.sig_words.contains(word); }
+bool SigParser::IsSigWord(const Token& word) const { return grammar_.sig_words.contains(word.norm, NormHash(word)); }
 
 bool SigParser::IsGluePiece(std::string_view word) const { return grammar_.glue_words.count(word) > 0; }
 

@@ -96,6 +96,7 @@ class SigParser {
 
   // Sig vocabulary, for the extractor's spelling tolerance (sig_grammar.yaml). Words are lower case.
   bool IsSigWord(std::string_view word) const;
+  bool IsSigWord(const Token& word) const;  // the same for the token's norm, by its norm_hash
   // Whether token k alone is a whole unit, route or frequency phrase ("inh", "po", "bid", "tabs").
   bool IsSigAbbreviation(const std::vector<Token>& toks, size_t k) const;
   // Whether token k is a dose verb ("take", "inhale").

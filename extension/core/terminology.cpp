@@ -199,7 +199,7 @@ Terminology Terminology::Load(std::string_view concepts_tsv, std::string_view sy
     line = Trim(line);
     if (!line.empty() && line.front() != '#') t.noise_.emplace(line);
   });
-  for (const std::string& s : non_rxnorm_substances) t.non_rxnorm_.insert(s);
+  for (const std::string& s : non_rxnorm_substances) t.non_rxnorm_[s] = 1;
   ReadLines(version_file, [&](int, std::string_view line) {
     size_t eq = line.find('=');
     if (eq == std::string_view::npos) return;
@@ -348,7 +348,7 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
   }
   // Approximate: a word that is neither a drug, nor English, nor clinical vocabulary.
   if (first.norm.size() >= kMinApproximateLength && !first.all_caps && !IsKnownWord(first) &&
-      !IsNonRxnormSubstance(first.norm)) {
+      !IsNonRxnormSubstance(first)) {
     if (auto m = Approximate(first.norm)) {
       m->token_count = 1;
       return m;
@@ -526,7 +526,7 @@ bool Terminology::IsKnownWord(std::string_view w) const { return known_words_.co
 
 
 bool Terminology::IsNonRxnormSubstance(std::string_view normalized) const {
-  return non_rxnorm_.count(normalized) > 0;
+  return non_rxnorm_.contains(normalized);
 }
 
 const Terminology& DefaultTerminology() {

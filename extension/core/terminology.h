@@ -117,6 +117,9 @@ class Terminology {
     return known_words_.contains(word.norm, NormHash(word));
   }
   bool IsNonRxnormSubstance(std::string_view normalized) const;
+  bool IsNonRxnormSubstance(const Token& word) const {  // the same, by the token's norm_hash
+    return non_rxnorm_.contains(word.norm, NormHash(word));
+  }
   const std::string& version() const { return version_; }
   const std::string& release_date() const { return release_date_; }
   size_t size() const { return concepts_.size(); }
@@ -144,7 +147,8 @@ class Terminology {
   std::unordered_map<std::string, size_t> class_by_name_;           // NormalizePhrase(name or id) -> class
   // The single IN rxcui a name resolves to by exact or synonym lookup, or empty.
   std::string ExactIngredient(std::string_view name) const;
-  StringSet ambiguous_, non_rxnorm_, noise_;
+  StringSet ambiguous_, noise_;
+  WordTable<char> non_rxnorm_;  // looked up by a token's norm_hash
   std::string known_words_blob_;                                    // english_words.txt, owned
   WordTable<char, std::string_view> known_words_;                   // views into the blob
   // Approximate index (sorted deletes), built on first use: start-up stays cheap.

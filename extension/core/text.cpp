@@ -290,6 +290,14 @@ TokenList Tokenize(std::string_view text) {
   // In place: `w` trails `k`, and a joined group only reads tokens at or after `k`.
   size_t w = 0;
   for (size_t k = 0; k < out.size();) {
+    // Most tokens open no group: not a word of one or two letters with a "." right after it.
+    if (!(k + 1 < out.size() && out[k].kind == TokenKind::kWord && out[k].norm.size() <= 2 &&
+          out[k + 1].kind == TokenKind::kPunct && out[k + 1].byte_begin == out[k].byte_end && out[k + 1].norm == ".")) {
+      if (w != k) out[w] = out[k];
+      ++w;
+      ++k;
+      continue;
+    }
     size_t j = k;
     std::string acc;
     int groups = 0;

@@ -366,6 +366,7 @@ std::string Terminology::ExactIngredient(std::string_view name) const {
 }
 
 void Terminology::LoadEquivalents(std::string_view equivalents_tsv) {
+  derived_->of.clear();  // canonical ingredients change keys, names and salts
   ReadLines(equivalents_tsv, [&](int line_no, std::string_view line) {
     if (Trim(line).empty() || Trim(line).front() == '#') return;
     auto f = Split(line, '\t');
@@ -386,6 +387,7 @@ void Terminology::LoadEquivalents(std::string_view equivalents_tsv) {
 }
 
 void Terminology::LoadAllergenClasses(std::string_view classes_yaml, std::string_view members_tsv) {
+  derived_->of.clear();  // a class's display name is its concepts' ingredient names
   YAML::Node root = YAML::Load(std::string(classes_yaml));
   YAML::Node classes = root["classes"];
   if (!classes || !classes.IsMap()) throw std::runtime_error("allergen_classes.yaml: missing mapping 'classes'");
@@ -442,7 +444,21 @@ const std::string& Terminology::CanonicalIngredient(const std::string& rxcui) co
   return it == canonical_.end() ? rxcui : it->second;
 }
 
-std::string Terminology::IngredientKey(uint32_t id) const {
+const Terminology::DerivedWords& Terminology::Derived(uint32_t id) const {
+  {
+    std::shared_lock<std::shared_mutex> reading(derived_->mu);
+    if (auto it = derived_->of.find(id); it != derived_->of.end()) return it->second;
+  }
+  DerivedWords words{ComputeIngredientKey(id), ComputeIngredientNames(id), ComputeSaltOf(id)};
+  std::unique_lock<std::shared_mutex> writing(derived_->mu);
+  return derived_->of.try_emplace(id, std::move(words)).first->second;  // a racing thread's equal entry stays
+}
+
+std::string Terminology::IngredientKey(uint32_t id) const { return Derived(id).key; }
+std::string Terminology::IngredientNames(uint32_t id) const { return Derived(id).names; }
+std::string Terminology::SaltOf(uint32_t id) const { return Derived(id).salt; }
+
+std::string Terminology::ComputeIngredientKey(uint32_t id) const {
   const Concept& c = concepts_[id];
   if (c.tty == "CLASS") return "class:" + c.drug_class;
   std::vector<std::string> ids;
@@ -457,7 +473,7 @@ std::string Terminology::IngredientKey(uint32_t id) const {
   return key;
 }
 
-std::string Terminology::SaltOf(uint32_t id) const {
+std::string Terminology::ComputeSaltOf(uint32_t id) const {
   const Concept& c = concepts_[id];
   if ((c.tty != "PIN" && c.tty != "IN") || c.ingredients.size() != 1) return {};
   const std::string& canonical = CanonicalIngredient(c.ingredients.front());
@@ -492,7 +508,7 @@ std::vector<std::string> Terminology::ClassesOf(std::string_view key) const {
   return out;
 }
 
-std::string Terminology::IngredientNames(uint32_t id) const {
+std::string Terminology::ComputeIngredientNames(uint32_t id) const {
   const Concept& c = concepts_[id];
   if (c.tty == "CLASS") {
     const AllergenClass* k = FindClass(c.drug_class);

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -167,6 +168,21 @@ class Terminology {
   };
   std::unique_ptr<ApproximateMemo> memo_ = std::make_unique<ApproximateMemo>();
   std::optional<TermMatch> ApproximateUncached(const std::string& word) const;
+  // IngredientKey, IngredientNames and SaltOf of the concepts asked for: pure functions of the
+  // concept and the tables, which only LoadEquivalents and LoadAllergenClasses change (they
+  // clear it). At most one entry per concept; an entry never moves once made.
+  struct DerivedWords {
+    std::string key, names, salt;
+  };
+  struct DerivedMemo {
+    std::shared_mutex mu;
+    std::unordered_map<uint32_t, DerivedWords> of;
+  };
+  std::unique_ptr<DerivedMemo> derived_ = std::make_unique<DerivedMemo>();
+  const DerivedWords& Derived(uint32_t id) const;
+  std::string ComputeIngredientKey(uint32_t id) const;
+  std::string ComputeIngredientNames(uint32_t id) const;
+  std::string ComputeSaltOf(uint32_t id) const;
 };
 
 // The terminology compiled into the binary, loaded once (thread-safe).

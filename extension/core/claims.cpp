@@ -178,13 +178,11 @@ class Reader {
   }
   // Every match of a matcher, sentence by sentence, skipping matches on used tokens when asked.
   std::vector<PatternMatch> FindAll(const PhraseMatcher& m, bool skip_used) const {
-    std::vector<PatternMatch> out;
-    const TokenizedText& t = a_.text;
-    bool covered = group_.Covers(m);
-    for (size_t s = 0; s < t.sentence_begin.size(); ++s)
-      for (const PatternMatch& p : covered ? m.FindAll(toks_, t.sentence_begin[s], t.sentence_end[s], starts_)
-                                           : m.FindAll(toks_, t.sentence_begin[s], t.sentence_end[s]))
-        if (!skip_used || !AnyUsed(p.begin, p.end)) out.push_back(p);
+    std::vector<PatternMatch> out =
+        group_.Covers(m) ? m.FindAllInSentences(a_.text, starts_) : m.FindAllInSentences(a_.text);
+    if (skip_used)
+      out.erase(std::remove_if(out.begin(), out.end(), [&](const PatternMatch& p) { return AnyUsed(p.begin, p.end); }),
+                out.end());
     return out;
   }
   // Matches of a matcher that start in [b, e): every matcher is run over the text once, so a

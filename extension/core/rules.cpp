@@ -236,6 +236,41 @@ std::vector<PatternMatch> PhraseMatcher::FindAll(const std::vector<Token>& toks,
   return out;
 }
 
+// A match never runs past its sentence's end, which is where the next sentence begins: the
+// sentences' matches are found in one pass, each token tried up to the end of its own sentence.
+std::vector<PatternMatch> PhraseMatcher::FindAllInSentences(const TokenizedText& text) const {
+  std::vector<PatternMatch> out;
+  const std::vector<Token>& toks = text.tokens;
+  for (size_t k = 0; k < toks.size();) {
+    if (!MayStartAt(toks[k])) {
+      ++k;
+      continue;
+    }
+    if (auto m = MatchAt(toks, k, text.sentence_end[text.sentence_of[k]])) {
+      out.push_back(*m);
+      k = m->end;
+    } else {
+      ++k;
+    }
+  }
+  return out;
+}
+
+std::vector<PatternMatch> PhraseMatcher::FindAllInSentences(const TokenizedText& text,
+                                                            const std::vector<uint32_t>& starts) const {
+  std::vector<PatternMatch> out;
+  const std::vector<Token>& toks = text.tokens;
+  size_t next = 0;  // the end of the last match
+  for (uint32_t k : starts) {
+    if (k < next || !MayStartAt(toks[k])) continue;
+    if (auto m = MatchAt(toks, k, text.sentence_end[text.sentence_of[k]])) {
+      out.push_back(*m);
+      next = m->end;
+    }
+  }
+  return out;
+}
+
 MatcherStarts::MatcherStarts(std::vector<const PhraseMatcher*> members)
     : members_(std::move(members)), first_bits_(1024, 0) {
   std::sort(members_.begin(), members_.end());

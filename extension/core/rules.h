@@ -45,6 +45,11 @@ class PhraseMatcher {
   // belongs to, which holds every token a match of it can start at.
   std::vector<PatternMatch> FindAll(const std::vector<Token>& toks, size_t begin, size_t limit,
                                     const std::vector<uint32_t>& starts) const;
+  // Every match that stays inside its sentence, in text order: the FindAll of each sentence
+  // [sentence_begin[s], sentence_end[s]) in turn, in one pass over the text's tokens, or over
+  // `starts` (as FindAll with starts) when given.
+  std::vector<PatternMatch> FindAllInSentences(const TokenizedText& text) const;
+  std::vector<PatternMatch> FindAllInSentences(const TokenizedText& text, const std::vector<uint32_t>& starts) const;
   bool empty() const { return ids_.empty(); }
   // Word values of number words ("two" -> 2) used by '#' slots.
   void SetNumberWords(const StringMap<double>& words);

@@ -481,6 +481,55 @@ TEST(MatcherStarts, EachMemberFindsWhatItFindsAlone) {
   EXPECT_GT(matches_seen, 100u);
 }
 
+// One pass over a text of several sentences finds what FindAll finds sentence by sentence, with
+// and without a group's starts.
+TEST(PhraseMatcher, FindAllInSentencesFindsWhatEachSentenceFinds) {
+  const std::vector<std::string> words = {"chest", "pain", "pains", "SI", "two", "3", "to", "-", ".",
+                                          ".",     "\n\n", "self", "harm", "no", ",", "Pain"};
+  uint32_t seed = 4242;
+  auto next = [&](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) % n;
+  };
+  auto phrase = [&](bool slots) {
+    std::string p;
+    for (uint32_t w = 0, n = 1 + next(3); w < n; ++w) {
+      std::string word = words[next(static_cast<uint32_t>(words.size()))];
+      if (word == "." || word == "\n\n") word = "pain";
+      p += (w ? " " : "") + (slots && next(4) == 0 ? std::string("#") : word);
+    }
+    return p;
+  };
+  size_t matches_seen = 0, sentences_seen = 0;
+  for (int round = 0; round < 200; ++round) {
+    PhraseMatcher folding(true), numbers(true), outside(false);
+    numbers.SetNumberWords({{"two", 2}});
+    for (int i = 0; i < 4; ++i) {
+      folding.Add(phrase(false), i);
+      numbers.Add(phrase(true), i);
+      outside.Add(phrase(false), i);
+    }
+    MatcherStarts group({&folding, &numbers});
+    std::string text;
+    for (uint32_t w = 0, n = 1 + next(40); w < n; ++w) text += (w ? " " : "") + words[next(static_cast<uint32_t>(words.size()))];
+    TokenizedText t = Analyze(text, {});
+    sentences_seen += t.sentence_begin.size();
+    std::vector<uint32_t> starts = group.Find(t.tokens);
+    for (const PhraseMatcher* m : {&folding, &numbers, &outside}) {
+      std::vector<PatternMatch> each;
+      for (size_t s = 0; s < t.sentence_begin.size(); ++s)
+        for (const PatternMatch& p : m->FindAll(t.tokens, t.sentence_begin[s], t.sentence_end[s])) each.push_back(p);
+      matches_seen += each.size();
+      EXPECT_EQ(Describe(m->FindAllInSentences(t)), Describe(each)) << "text: " << text;
+      if (m != &outside) {
+        EXPECT_EQ(Describe(m->FindAllInSentences(t, starts)), Describe(each)) << "text: " << text;
+      }
+    }
+  }
+  EXPECT_GT(matches_seen, 200u);
+  EXPECT_GT(sentences_seen, 600u);
+}
+
 // ---------------------------------------------------------------- DefaultRules
 
 TEST(DefaultRules, Versions) {

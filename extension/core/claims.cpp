@@ -90,12 +90,13 @@ class Reader {
     // clauses: a sentence split at the clause breaks
     clause_.assign(n, 0);
     uint32_t clause = 0;
+    // the breaks' starts, in text order (matches never overlap): a new clause at each but the
+    // first token of a sentence
+    const std::vector<PatternMatch> breaks = r_.clause_breaks.FindAllInSentences(t, starts_);
+    auto next_break = breaks.cbegin();
     for (size_t s = 0; s < t.sentence_begin.size(); ++s) {
       size_t sb = t.sentence_begin[s], se = t.sentence_end[s];
       if (sb >= se) continue;
-      // the breaks' starts, in text order (matches never overlap): a new clause at each but the first token
-      std::vector<PatternMatch> breaks = r_.clause_breaks.FindAll(toks_, sb, se, starts_);
-      auto next_break = breaks.cbegin();
       ++clause;
       clause_begin_.resize(clause + 1, 0);
       clause_begin_[clause] = static_cast<uint32_t>(sb);

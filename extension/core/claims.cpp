@@ -135,19 +135,13 @@ class Reader {
   std::vector<int> drug_at_;         // the drug mention covering a token (-1: none)
 
   struct Hits {
-    std::vector<PatternMatch> list;  // in text order
-    std::vector<uint32_t> prefix;    // prefix[k]: matches starting before token k
+    std::vector<PatternMatch> list;  // in text order: their starts ascend (matches never overlap)
   };
   mutable std::unordered_map<const PhraseMatcher*, Hits> hits_;
   const Hits& HitsOf(const PhraseMatcher& m) const {
     auto it = hits_.find(&m);
     if (it != hits_.end()) return it->second;
-    Hits h;
-    h.list = FindAll(m, false);
-    h.prefix.assign(Size() + 1, 0);
-    for (const PatternMatch& p : h.list) ++h.prefix[p.begin + 1];
-    for (size_t k = 1; k <= Size(); ++k) h.prefix[k] += h.prefix[k - 1];
-    return hits_.emplace(&m, std::move(h)).first->second;
+    return hits_.emplace(&m, Hits{FindAll(m, false)}).first->second;
   }
 
   size_t Size() const { return toks_.size(); }
@@ -188,10 +182,7 @@ class Reader {
   }
   // Matches of a matcher that start in [b, e): every matcher is run over the text once, so a
   // clause-by-clause question costs O(log n), whatever the size of the text.
-  bool AnyIn(const PhraseMatcher& m, size_t b, size_t e) const {
-    const Hits& h = HitsOf(m);
-    return e > b && h.prefix[std::min(e, Size())] > h.prefix[std::min(b, Size())];
-  }
+  bool AnyIn(const PhraseMatcher& m, size_t b, size_t e) const { return e > b && FirstIn(m, b, e).has_value(); }
   // The first and the last match starting in [b, e).
   std::optional<PatternMatch> FirstIn(const PhraseMatcher& m, size_t b, size_t e) const {
     const Hits& h = HitsOf(m);

@@ -277,7 +277,10 @@ MatcherStarts::MatcherStarts(std::vector<const PhraseMatcher*> members)
   members_.erase(std::unique(members_.begin(), members_.end()), members_.end());
   for (const PhraseMatcher* m : members_) {
     for (const auto& [hash, edges] : m->by_first_) first_bits_[(hash >> 6) & 1023] |= uint64_t{1} << (hash & 63);
-    if (!m->slot_first_.empty()) slot_members_.push_back(m);
+    if (!m->slot_first_.empty()) {
+      slot_members_.push_back(m);
+      m->number_words_.ForEach([&](std::string_view word, double) { slot_number_words_[word] = 1; });
+    }
   }
 }
 
@@ -291,9 +294,9 @@ std::vector<uint32_t> MatcherStarts::Find(const std::vector<Token>& toks) const 
     bool start = Has(norm_hash);
     if (!start && t.kind == TokenKind::kWord) start = Has(FoldedHash(t));
     if (!start && t.kind == TokenKind::kNumber) start = !slot_members_.empty();
-    if (!start && t.kind == TokenKind::kWord)
-      start = std::any_of(slot_members_.begin(), slot_members_.end(),
-                          [&](const PhraseMatcher* m) { return m->IsNumberWord(t); });
+    if (!start && t.kind == TokenKind::kWord && !slot_members_.empty())
+      start = slot_number_words_.contains(t.norm, norm_hash);  // a member's IsNumberWord
+
     if (start) out.push_back(static_cast<uint32_t>(k));
   }
   return out;

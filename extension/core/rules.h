@@ -133,6 +133,7 @@ class MatcherStarts {
  private:
   std::vector<const PhraseMatcher*> members_;       // sorted
   std::vector<const PhraseMatcher*> slot_members_;  // members with a pattern opening with '#'
+  WordTable<char> slot_number_words_;                // the number words of slot_members_, together
   // One bit per first-word hash (any member's) mod 2^16: a larger table than one matcher's, as
   // it holds the first words of them all.
   std::vector<uint64_t> first_bits_;

@@ -198,6 +198,11 @@ class WordTable {
     return entries_.back().second;
   }
   size_t size() const { return entries_.size(); }
+  // f(word, value) for every entry, in the order they were added.
+  template <class F>
+  void ForEach(F f) const {
+    for (const auto& [word, value] : entries_) f(std::string_view(word), value);
+  }
   void clear() {
     slots_.clear();
     entries_.clear();

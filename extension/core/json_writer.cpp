@@ -270,29 +270,41 @@ void JsonWriter::Key(std::string_view key) {
   assert(!frames_.empty() && frames_.back().object);
   Frame& f = frames_.back();
   if (!f.empty && f.ordered) {
-    int c = KeyOf(members_.back()).compare(key);
+    const std::string_view previous = KeyOf(members_.back());
+    // keys written one after another mostly differ in their first byte
+    int c = !previous.empty() && !key.empty() && previous[0] != key[0]
+                ? (static_cast<unsigned char>(previous[0]) < static_cast<unsigned char>(key[0]) ? -1 : 1)
+                : previous.compare(key);
     if (c == 0) throw std::logic_error("JsonWriter: key \"" + std::string(key) + "\" written twice in one object");
     if (c > 0) f.ordered = false;
   }
   const size_t begin = out_.size() + (f.empty ? 0 : 1);
+  if (key.size() <= kShortText) {  // ,"key": in one append, the key copied as it is checked
+    char buffer[kShortText + 4];
+    char* p = buffer;
+    if (!f.empty) *p++ = ',';
+    *p++ = '"';
+    unsigned plain = 1;  // without a branch per byte
+    for (char ch : key) {
+      plain &= kPlain.table[static_cast<unsigned char>(ch)];
+      *p++ = ch;
+    }
+    if (plain) {
+      *p++ = '"';
+      *p++ = ':';
+      out_.append(buffer, static_cast<size_t>(p - buffer));
+      members_.push_back({begin, begin + 1, key.size(), true});  // the key read back from out_
+      f.empty = false;
+      return;
+    }
+  }
   if (!IsPlain(key)) {  // kept raw in keys_: it orders by its own bytes, not by its escapes
     if (!f.empty) out_ += ',';
     members_.push_back({begin, keys_.size(), key.size(), false});
     keys_ += key;
     AppendString(out_, key);
     out_ += ':';
-  } else if (key.size() <= kShortText) {  // ,"key": in one append; the key read back from out_
-    char buffer[kShortText + 4];
-    char* p = buffer;
-    if (!f.empty) *p++ = ',';
-    *p++ = '"';
-    std::memcpy(p, key.data(), key.size());
-    p += key.size();
-    *p++ = '"';
-    *p++ = ':';
-    out_.append(buffer, static_cast<size_t>(p - buffer));
-    members_.push_back({begin, begin + 1, key.size(), true});
-  } else {
+  } else {  // a long plain key
     if (!f.empty) out_ += ',';
     members_.push_back({begin, begin + 1, key.size(), true});
     AppendQuoted(out_, key);

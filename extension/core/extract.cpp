@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <unordered_set>
 
 #include "embedded.h"
@@ -252,28 +253,41 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
   }
   if (repairs.empty()) return;
 
-  // 2. Apply them in place, moving the tokens. Joins, dropped numerals and respellings only
+  // 2. Apply them in place, moving the tokens between repairs as whole ranges (a Token is
+  // trivially copyable: each range is one memmove). Joins, dropped numerals and respellings only
   // shorten the text, so a forward pass never writes past the token it reads; it leaves a split
   // word whole, and a backward pass then makes room for its pieces. The tokens before the first
-  // repair (then before the first split) keep their places.
-  const size_t first = repairs.front().k;
-  std::vector<size_t> new_index(toks.size() + 1, 0);
-  for (size_t k = 0; k < first; ++k) new_index[k] = k;
-  std::vector<std::pair<size_t, Repair*>> splits;  // where each split word was written
-  size_t w = first;  // tokens written
-  auto emit = [&](Token&& t, size_t from) {
-    if (&t != &toks[w]) toks[w] = std::move(t);  // a token not moved stays where it is
-    text.sentence_of[w] = text.sentence_of[from];  // w <= from: not read again
-    ++w;
-  };
-  size_t r = 0;
-  for (size_t k = first; k < toks.size(); ++k) {
-    new_index[k] = w;
-    if (r == repairs.size() || repairs[r].k != k) {
-      emit(std::move(toks[k]), k);
-      continue;
+  // repair (then before the first split) keep their places. The sentence bounds ascend as the
+  // tokens do (each sentence ends where the next begins) and are renumbered in the same walks.
+  static_assert(std::is_trivially_copyable_v<Token>);
+  std::vector<Token>::iterator base = toks.begin();
+  std::vector<uint32_t>::iterator sent = text.sentence_of.begin();
+  std::vector<uint32_t>* bounds[2] = {&text.sentence_begin, &text.sentence_end};
+  size_t next_bound[2] = {0, 0};
+  // Every bound not yet renumbered that is below `below` becomes to(bound).
+  auto renumber_up = [&](size_t below, auto to) {
+    for (int b = 0; b < 2; ++b) {
+      std::vector<uint32_t>& list = *bounds[b];
+      for (size_t& i = next_bound[b]; i < list.size() && list[i] < below; ++i) list[i] = static_cast<uint32_t>(to(list[i]));
     }
-    Repair& repair = repairs[r++];
+  };
+  const size_t first = repairs.front().k;
+  renumber_up(first, [](size_t v) { return v; });
+  std::vector<std::pair<size_t, Repair*>> splits;  // where each split word was written
+  size_t w = first;    // tokens written
+  size_t from = first; // the first token not yet read
+  auto copy_to = [&](size_t end) {  // the unrepaired tokens [from, end) to w
+    if (w != from) {
+      std::move(base + from, base + end, base + w);
+      std::move(sent + from, sent + end, sent + w);
+    }
+    renumber_up(end, [&](size_t v) { return v - from + w; });
+    w += end - from;
+    from = end;
+  };
+  for (Repair& repair : repairs) {
+    const size_t k = repair.k;
+    copy_to(k);
     switch (repair.kind) {
       case Repair::kJoin: {
         const Token& next = toks[k + 1];
@@ -283,59 +297,70 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
         joined.byte_end = next.byte_end;
         joined.char_end = next.char_end;
         joined.all_caps = joined.all_caps && next.all_caps;
-        emit(std::move(joined), k);
-        new_index[k + 1] = w - 1;
-        ++k;
+        toks[w] = std::move(joined);
+        text.sentence_of[w] = text.sentence_of[k];
+        from = k + 2;
+        renumber_up(from, [&](size_t) { return w; });  // a bound at the second part: the joined word
+        ++w;
         break;
       }
       case Repair::kDropNumeral:
+        from = k + 1;
+        renumber_up(from, [&](size_t) { return w; });  // the token after it
         break;
       case Repair::kRespell: {
         Token fixed = toks[k];
         SetWords(fixed, repair.respelled, words);
-        emit(std::move(fixed), k);
+        toks[w] = std::move(fixed);
+        text.sentence_of[w] = text.sentence_of[k];
+        from = k + 1;
+        renumber_up(from, [&](size_t) { return w; });
+        ++w;
         break;
       }
       case Repair::kSplit:
         splits.emplace_back(w, &repair);
-        emit(std::move(toks[k]), k);
+        copy_to(k + 1);
         break;
     }
   }
-  new_index[toks.size()] = w;
+  copy_to(toks.size());
+  renumber_up(toks.size() + 1, [&](size_t) { return w; });  // the bounds at the end
   const size_t kept = w;
   toks.resize(kept + added);
   text.sentence_of.resize(kept + added);
-  if (!splits.empty()) {
-    // Backward: every written token moves up by the pieces added before it; a split word's
-    // pieces are made from the last, the first one landing at or above the word itself.
-    std::vector<size_t> moved(kept + 1);  // written position -> final position
-    for (size_t q = 0; q < splits.front().first; ++q) moved[q] = q;
-    moved[kept] = kept + added;
-    size_t dst = kept + added;
-    for (size_t src = kept, s = splits.size(); s > 0;) {
-      --src;
-      if (splits[s - 1].first == src) {
-        Repair& repair = *splits[--s].second;
-        size_t offset = 0;
-        for (const std::string& p : repair.pieces) offset += p.size();
-        for (size_t i = repair.pieces.size(); i-- > 0;) {
-          offset -= repair.pieces[i].size();
-          Token piece = Piece(toks[src], offset, repair.pieces[i], i == 0, words);
-          toks[--dst] = std::move(piece);
-          text.sentence_of[dst] = text.sentence_of[src];
-        }
-      } else if (--dst != src) {
-        toks[dst] = std::move(toks[src]);
-        text.sentence_of[dst] = text.sentence_of[src];
-      }
-      moved[src] = dst;
+  if (splits.empty()) return;
+  // Backward: the tokens after each split word move up by the pieces added before them; the
+  // word's pieces are made from the last, the first one landing at or above the word itself.
+  base = toks.begin();
+  sent = text.sentence_of.begin();
+  size_t bound_above[2] = {text.sentence_begin.size(), text.sentence_end.size()};  // renumbered from here up
+  // Every bound not yet renumbered that is at or above `from` becomes to(bound).
+  auto renumber_down = [&](size_t from, auto to) {
+    for (int b = 0; b < 2; ++b) {
+      std::vector<uint32_t>& list = *bounds[b];
+      for (size_t& i = bound_above[b]; i > 0 && list[i - 1] >= from; --i) list[i - 1] = static_cast<uint32_t>(to(list[i - 1]));
     }
-    for (size_t& k : new_index) k = moved[k];
-  }
-  for (size_t s = 0; s < text.sentence_begin.size(); ++s) {
-    text.sentence_begin[s] = static_cast<uint32_t>(new_index[text.sentence_begin[s]]);
-    text.sentence_end[s] = static_cast<uint32_t>(new_index[text.sentence_end[s]]);
+  };
+  size_t src_end = kept, dst_end = kept + added;
+  for (size_t s = splits.size(); s-- > 0;) {
+    const auto [at, repair] = splits[s];
+    const size_t shift = dst_end - src_end;
+    std::move_backward(base + at + 1, base + src_end, base + dst_end);
+    std::move_backward(sent + at + 1, sent + src_end, sent + dst_end);
+    renumber_down(at + 1, [&](size_t v) { return v + shift; });
+    dst_end -= src_end - at - 1;
+    const Token word = toks[at];
+    const uint32_t sentence = text.sentence_of[at];
+    size_t offset = 0;
+    for (const std::string& p : repair->pieces) offset += p.size();
+    for (size_t i = repair->pieces.size(); i-- > 0;) {
+      offset -= repair->pieces[i].size();
+      toks[--dst_end] = Piece(word, offset, repair->pieces[i], i == 0, words);
+      text.sentence_of[dst_end] = sentence;
+    }
+    renumber_down(at, [&](size_t) { return dst_end; });  // a bound at the word: its first piece
+    src_end = at;
   }
 }
 

@@ -494,6 +494,16 @@ TEST(ExtractSigShapes, RepairedTokensAndSentences) {
   EXPECT_EQ(c.text.tokens[7].char_begin, 29u);  // the "prn" of "tidprnas"
   EXPECT_EQ(c.text.tokens[13].raw, "T.I.D");
   EXPECT_EQ(c.text.tokens[13].char_begin, 55u);
+  // a split at the first token and at the first token of a later sentence, and a join there
+  auto d = AnalyzeText("tidprnas for nausea.\nbidx with food.\nT.I.D after meals.");
+  EXPECT_EQ(norms(d), (Strings{"tid", "prn", "as", "for", "nausea", ".", "bid", "x", "with", "food", ".", "tid", "after",
+                               "meals", "."}));
+  EXPECT_EQ(d.text.sentence_of, (U{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2}));
+  EXPECT_EQ(d.text.sentence_begin, (U{0, 6, 11}));
+  EXPECT_EQ(d.text.sentence_end, (U{6, 11, 15}));
+  EXPECT_EQ(d.text.tokens[7].char_begin, 24u);  // the "x" of "bidx"
+  EXPECT_TRUE(d.text.tokens[6].line_start);
+  EXPECT_FALSE(d.text.tokens[7].line_start);
 }
 
 TEST(ExtractSigShapes, WholeSigWithoutADrug) {

@@ -130,7 +130,7 @@ bool AllLetters(std::string_view w) {
 
 // A word that could be an (unknown) drug name when a dose follows it.
 bool PhantomCandidate(const Token& t, const Terminology& terminology) {
-  return t.kind == TokenKind::kWord && t.norm.size() >= 4 && AllLetters(t.norm) && !t.all_caps &&
+  return t.kind == TokenKind::kWord && t.norm.size() >= 4 && t.letters_only && !t.all_caps &&
          !terminology.IsKnownWord(t) && !terminology.IsNonRxnormSubstance(t);
 }
 
@@ -176,6 +176,7 @@ bool IsMeasurement(const std::vector<Token>& toks, size_t begin, size_t end, siz
 // A repaired token's words, kept in the text's arena: `norm`, folded as a plural.
 void SetWords(Token& t, std::string_view norm, WordArena& words) {
   t.norm = words.Keep(norm);
+  t.letters_only = AllLetters(t.norm);
   std::string folded = FoldPlural(t.norm);
   t.folded = folded == t.norm ? t.norm : words.Keep(folded);
   t.norm_hash = HashWord(t.norm);
@@ -235,7 +236,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
         continue;
       }
     }
-    bool candidate = t.kind == TokenKind::kWord && t.norm.size() >= 3 && AllLetters(t.norm) &&
+    bool candidate = t.kind == TokenKind::kWord && t.norm.size() >= 3 && t.letters_only &&
                      (!t.capitalized || t.all_caps || t.line_start) && !terminology.IsKnownWord(t) &&
                      !sig.IsSigWord(t) && !terminology.IsNonRxnormSubstance(t);
     if (!candidate) continue;

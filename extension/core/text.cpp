@@ -191,7 +191,7 @@ TokenList Tokenize(std::string_view text) {
     size_t b0 = i;
     uint32_t c0 = chars;
     if (cls == CharClass::kLetter) {
-      bool caps = true, any_upper = false, curly_apostrophe = false;
+      bool caps = true, any_upper = false, curly_apostrophe = false, letters_only = true;
       bool first_upper = text[i] >= 'A' && text[i] <= 'Z';
       uint64_t hash = kFnvOffset;  // of the norm, as the word is read
       while (i < text.size()) {
@@ -208,6 +208,7 @@ TokenList Tokenize(std::string_view text) {
         bool inner_apostrophe = (c == '\'' || c == 0x2019) && i + m < text.size() &&
                                 IsAsciiAlpha(static_cast<unsigned char>(text[i + m])) && i > b0;
         if (k != CharClass::kLetter && !inner_apostrophe) break;
+        letters_only = false;
         if (c == 0x2019) {
           curly_apostrophe = true;
           hash = FnvStep(hash, '\'');  // the norm writes it straight
@@ -238,6 +239,7 @@ TokenList Tokenize(std::string_view text) {
       t.norm_hash = hash;
       t.all_caps = caps && any_upper;
       t.capitalized = first_upper;
+      t.letters_only = letters_only;
       continue;
     }
     if (cls == CharClass::kDigit) {
@@ -287,25 +289,30 @@ TokenList Tokenize(std::string_view text) {
 
   // Join dotted abbreviations: letter(s) "." letter(s) "." … with at least two letter groups
   // ("b.i.d.", "p.o.", "q.h.s.", "a.m.", "e.g."). Single-letter groups only, or two letters.
-  // In place: `w` trails `k`, and a joined group only reads tokens at or after `k`.
-  size_t w = 0;
+  // In place: `w` trails `k`, and a joined group only reads tokens at or after `k`; the tokens
+  // between two groups move as one range.
+  size_t w = 0, from = 0;  // out[from, k) are kept, and go to w
+  auto keep_to = [&](size_t end) {
+    if (w != from) std::copy(out.begin() + from, out.begin() + end, out.begin() + w);
+    w += end - from;
+  };
   for (size_t k = 0; k < out.size();) {
     // Most tokens open no group: not a word of one or two letters with a "." right after it.
     if (!(k + 1 < out.size() && out[k].kind == TokenKind::kWord && out[k].norm.size() <= 2 &&
           out[k + 1].kind == TokenKind::kPunct && out[k + 1].byte_begin == out[k].byte_end && out[k + 1].norm == ".")) {
-      if (w != k) out[w] = out[k];
-      ++w;
       ++k;
       continue;
     }
     size_t j = k;
     std::string acc;
     int groups = 0;
+    bool letters_only = true;
     while (j + 1 < out.size() && out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
            out[j + 1].kind == TokenKind::kPunct && out[j + 1].norm == "." &&
            out[j + 1].byte_begin == out[j].byte_end &&
            (groups == 0 || out[j].byte_begin == out[j - 1].byte_end)) {
       acc += out[j].norm;
+      letters_only = letters_only && out[j].letters_only;
       ++groups;
       j += 2;
       if (j < out.size() && !(out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
@@ -316,25 +323,27 @@ TokenList Tokenize(std::string_view text) {
     if (groups == 1 && j < out.size() && out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
         out[j].byte_begin == out[j - 1].byte_end) {
       acc += out[j].norm;
+      letters_only = letters_only && out[j].letters_only;
       ++groups;
       ++j;
     }
-    if (groups >= 2) {
-      Token t = out[k];
-      t.norm = words.Keep(acc);
-      t.norm_hash = HashWord(t.norm);
-      t.byte_end = out[j - 1].byte_end;
-      t.char_end = out[j - 1].char_end;
-      t.raw = text.substr(t.byte_begin, t.byte_end - t.byte_begin);
-      t.all_caps = false;
-      out[w++] = t;
-      k = j;
-    } else {
-      if (w != k) out[w] = out[k];
-      ++w;
+    if (groups < 2) {
       ++k;
+      continue;
     }
+    keep_to(k);
+    Token t = out[k];
+    t.norm = words.Keep(acc);
+    t.norm_hash = HashWord(t.norm);
+    t.byte_end = out[j - 1].byte_end;
+    t.char_end = out[j - 1].char_end;
+    t.raw = text.substr(t.byte_begin, t.byte_end - t.byte_begin);
+    t.all_caps = false;
+    t.letters_only = letters_only;
+    out[w++] = t;
+    k = from = j;
   }
+  keep_to(out.size());
   out.resize(w);
   // Texts repeat their words, and so do the texts a process grades: the process remembers the
   // words it has folded (FoldWord is a pure function of the word), up to kFoldMemoWords (about

@@ -54,6 +54,7 @@ struct Token {
   bool line_start = false; // first token on its line
   bool blank_line_before = false;
   bool capitalized = false;  // first letter upper-case
+  bool letters_only = false; // a word whose norm is only the letters a-z ("lisinopril", not "don't", "café")
 };
 
 // What Tokenize returns: the tokens and the arena that holds their words. It reads as the vector

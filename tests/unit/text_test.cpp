@@ -39,6 +39,16 @@ TEST(Tokenize, WordsNumbersAndPunctuation) {
   EXPECT_EQ(toks[5].kind, TokenKind::kPunct);
 }
 
+// letters_only: the norm is only a-z, however the word was written
+TEST(Tokenize, LettersOnlyWords) {
+  auto toks = Tokenize("Sertraline BID don't café B.I.D. e.g. q.8 10mg x\xE2\x80\x99s");
+  Strings norms = Norms(toks);
+  std::vector<bool> flags;
+  for (const Token& t : toks) flags.push_back(t.letters_only);
+  EXPECT_EQ(norms, (Strings{"sertraline", "bid", "don't", "caf\xC3\xA9", "bid", "eg", "q", ".", "8", "10", "mg", "x's"}));
+  EXPECT_EQ(flags, (std::vector<bool>{true, true, false, false, true, true, true, false, false, false, true, false}));
+}
+
 TEST(Tokenize, EmptyAndWhitespaceOnly) {
   EXPECT_TRUE(Tokenize("").empty());
   EXPECT_TRUE(Tokenize(" \t\r\n\n  ").empty());

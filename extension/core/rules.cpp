@@ -76,9 +76,17 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
   if (nodes_.empty()) nodes_.emplace_back();
   auto child = [&](uint32_t node, uint32_t edge) { return nodes_[node].edges[edge].child; };
   auto add_edge = [&](uint32_t node, Word w) {
-    nodes_[node].edges.push_back({std::move(w), static_cast<uint32_t>(nodes_.size())});
-    nodes_.emplace_back();
-    return static_cast<uint32_t>(nodes_[node].edges.size() - 1);
+    Node& n = nodes_[node];
+    const auto e = static_cast<uint32_t>(n.edges.size());
+    if (w.slot || w.exact_case) {
+      n.others.push_back(e);
+    } else {
+      std::pair<uint64_t, uint32_t> key{w.hash, e};
+      n.by_hash.insert(std::upper_bound(n.by_hash.begin(), n.by_hash.end(), key), key);
+    }
+    n.edges.push_back({std::move(w), static_cast<uint32_t>(nodes_.size())});
+    nodes_.emplace_back();  // n is not used after this
+    return e;
   };
   // the first word: a root edge, filed under its bucket
   const Word& first = words[0];
@@ -159,7 +167,10 @@ void PhraseMatcher::Walk(const std::vector<Token>& toks, size_t limit, uint32_t 
   while (word_pos < limit && toks[word_pos].kind == TokenKind::kPunct &&
          (std::string_view(toks[word_pos].norm) == "-" || std::string_view(toks[word_pos].norm) == "_"))
     ++word_pos;
-  for (const Edge& e : n.edges) {
+  // The best match does not depend on the order the edges are tried in (ties go to the lower
+  // pattern index).
+  for (uint32_t i : n.others) {
+    const Edge& e = n.edges[i];
     if (e.word.slot) {
       if (pos >= limit) continue;
       SlotValue value{true, 0, 0};
@@ -168,6 +179,14 @@ void PhraseMatcher::Walk(const std::vector<Token>& toks, size_t limit, uint32_t 
     } else if (word_pos < limit && WordMatches(e.word, toks[word_pos])) {
       Walk(toks, limit, e.child, word_pos + 1, group, slot, best);
     }
+  }
+  if (word_pos >= limit || n.by_hash.empty()) return;
+  const Token& t = toks[word_pos];
+  const uint64_t hash = fold_ && t.kind == TokenKind::kWord ? FoldedHash(t) : NormHash(t);
+  auto it = std::lower_bound(n.by_hash.begin(), n.by_hash.end(), std::pair<uint64_t, uint32_t>{hash, 0});
+  for (; it != n.by_hash.end() && it->first == hash; ++it) {
+    const Edge& e = n.edges[it->second];
+    if (WordMatches(e.word, t)) Walk(toks, limit, e.child, word_pos + 1, group, slot, best);
   }
 }
 

@@ -70,6 +70,10 @@ class PhraseMatcher {
   };
   struct Node {
     std::vector<Edge> edges;
+    // The edges as Walk looks them up: a plain word's under its hash, sorted (a node may have
+    // hundreds of edges: "no" opens many triggers), the slots and exact-case words apart.
+    std::vector<std::pair<uint64_t, uint32_t>> by_hash;
+    std::vector<uint32_t> others;
     int pattern = -1;  // the first pattern added that ends here: of equal patterns, it wins
   };
   // The best match so far. A pattern's rank is its group (0: found under the token's matching

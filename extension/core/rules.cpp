@@ -323,35 +323,52 @@ std::vector<uint32_t> MatcherStarts::Find(const std::vector<Token>& toks) const 
 
 // ---------------------------------------------------------------- Rules
 
-std::optional<double> Rules::PerDay(const std::string& expr, double lo, double hi) {
+std::optional<PerDayExpr> PerDayExpr::Parse(std::string_view expr) {
   if (expr.empty()) return std::nullopt;
   // term := number | '#' | number '#'
-  auto term = [](std::string_view t, double slot) -> std::optional<double> {
+  auto term = [](std::string_view t) -> std::optional<Term> {
     t = Trim(t);
     if (t.empty()) return std::nullopt;
-    bool has_slot = t.back() == '#';
-    if (has_slot) t.remove_suffix(1);
-    double base = 1;
+    Term out;
+    out.slot = t.back() == '#';
+    if (out.slot) t.remove_suffix(1);
     if (!t.empty()) {
       std::string s(t);
       char* end = nullptr;
-      base = std::strtod(s.c_str(), &end);
+      out.base = std::strtod(s.c_str(), &end);
       if (end == s.c_str() || *end != '\0') return std::nullopt;
     }
-    return has_slot ? base * slot : base;
+    return out;
   };
-  auto eval = [&](double slot) -> std::optional<double> {
-    size_t slash = expr.find('/');
-    auto num = term(expr.substr(0, slash), slot);
-    if (!num) return std::nullopt;
-    if (slash == std::string::npos) return num;
-    auto den = term(expr.substr(slash + 1), slot);
-    if (!den || *den == 0) return std::nullopt;
-    return *num / *den;
+  PerDayExpr e;
+  size_t slash = expr.find('/');
+  auto num = term(expr.substr(0, slash));
+  if (!num) return std::nullopt;
+  e.num = *num;
+  if (slash != std::string_view::npos) {
+    auto den = term(expr.substr(slash + 1));
+    if (!den) return std::nullopt;
+    e.den = *den;
+    e.has_den = true;
+  }
+  return e;
+}
+
+std::optional<double> PerDayExpr::Eval(double lo, double hi) const {
+  auto at = [&](double slot) -> std::optional<double> {
+    if (!has_den) return num.At(slot);
+    double d = den.At(slot);
+    if (d == 0) return std::nullopt;
+    return num.At(slot) / d;
   };
-  auto a = eval(lo), b = eval(hi);
+  auto a = at(lo), b = at(hi);
   if (!a || !b) return std::nullopt;
   return std::max(*a, *b);
+}
+
+std::optional<double> Rules::PerDay(const std::string& expr, double lo, double hi) {
+  auto e = PerDayExpr::Parse(expr);
+  return e ? e->Eval(lo, hi) : std::nullopt;
 }
 
 std::string Rules::CanonicalAction(std::string_view word) const {
@@ -381,10 +398,13 @@ Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, st
   r.frequency_matcher.SetNumberWords(r.number_words);
 
   for (auto& [line, f] : TsvRows(frequencies_tsv)) {
-    FrequencyRule fr{f[0], f.size() > 1 ? f[1] : "", f.size() > 2 && f[2] == "1"};
+    FrequencyRule fr{f[0], f.size() > 1 ? f[1] : "", f.size() > 2 && f[2] == "1", std::nullopt};
     if (fr.per_day_expr.empty() && !fr.prn) Fail("frequencies.tsv", line, "a row needs per_day or prn");
-    if (!fr.per_day_expr.empty() && !Rules::PerDay(fr.per_day_expr, 2, 2))
-      Fail("frequencies.tsv", line, "cannot evaluate per_day '" + fr.per_day_expr + "'");
+    if (!fr.per_day_expr.empty()) {
+      fr.per_day = PerDayExpr::Parse(fr.per_day_expr);
+      if (!fr.per_day || !fr.per_day->Eval(2, 2))
+        Fail("frequencies.tsv", line, "cannot evaluate per_day '" + fr.per_day_expr + "'");
+    }
     r.frequency_matcher.Add(fr.pattern, static_cast<int>(r.frequencies.size()));
     r.frequencies.push_back(fr);
   }

@@ -144,10 +144,26 @@ class MatcherStarts {
   bool Has(uint64_t hash) const { return (first_bits_[(hash >> 6) & 1023] >> (hash & 63)) & 1; }
 };
 
+// A per-day expression, read: numerator and optional denominator, each a number, '#' (the
+// pattern's slot value) or a number times it ("7#").
+struct PerDayExpr {
+  struct Term {
+    double base = 1;
+    bool slot = false;
+    double At(double value) const { return slot ? base * value : base; }
+  };
+  Term num, den;
+  bool has_den = false;
+  static std::optional<PerDayExpr> Parse(std::string_view expr);  // nullopt unless it reads whole
+  // The highest per-day over the slot values [lo, hi]; nullopt on a zero denominator.
+  std::optional<double> Eval(double lo, double hi) const;
+};
+
 struct FrequencyRule {
   std::string pattern;
   std::string per_day_expr;  // "", "2", "24/#", "1/7#" …
   bool prn = false;
+  std::optional<PerDayExpr> per_day;  // per_day_expr, read once
 };
 
 struct UnitRule {

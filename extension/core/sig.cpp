@@ -477,10 +477,10 @@ Frequency SigParser::FindFrequency(const std::vector<Token>& toks, size_t begin,
       for (size_t k = f.end; k < m.begin; ++k)
         if (toks[k].kind == TokenKind::kWord && grammar_.step_words.count(toks[k].norm)) { later_step = k; break; }
     if (r.prn && m.begin < later_step) f.prn = true;
-    if (r.per_day_expr.empty()) continue;
+    if (!r.per_day) continue;
     const std::string& slot = grammar_.slot_of_rule[m.id];
     if (!f.per_day) {
-      f.per_day = Rules::PerDay(r.per_day_expr, m.lo, m.hi);
+      f.per_day = r.per_day->Eval(m.lo, m.hi);
       f.begin = m.begin;
       f.end = m.end;
       summing = !slot.empty();

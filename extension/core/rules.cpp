@@ -119,7 +119,7 @@ bool PhraseMatcher::WordMatches(const Word& w, const Token& t) const {
   bool folded = fold_ && t.kind == TokenKind::kWord;
   uint64_t hash = folded ? t.folded_hash : t.norm_hash;
   if (hash != 0 && hash != w.hash) return false;
-  return (folded ? t.folded : t.norm) == w.text;
+  return SameWord(folded ? t.folded : t.norm, w.text);
 }
 
 std::optional<size_t> PhraseMatcher::MatchSlot(const std::vector<Token>& toks, size_t k, size_t limit,

@@ -550,3 +550,25 @@ TEST(Analyze, ACopyOfAnAnalysedTextSharesItsWords) {
 
 }  // namespace
 }  // namespace scribe
+
+// SameWord is ==, whatever the length and wherever two words differ.
+TEST(SameWord, IsEqualityForEveryLengthAndPosition) {
+  int differing = 0;
+  for (size_t n = 0; n <= 40; ++n) {
+    std::string a(n, 'a');
+    for (size_t i = 0; i < n; ++i) a[i] = static_cast<char>('a' + (i * 7) % 26);
+    const std::string same = a;
+    EXPECT_TRUE(scribe::SameWord(a, same)) << n;
+    EXPECT_FALSE(scribe::SameWord(a, a + "x")) << n;
+    EXPECT_FALSE(scribe::SameWord(a + "x", a)) << n;
+    for (size_t i = 0; i < n; ++i) {
+      std::string b = a;
+      b[i] = static_cast<char>(b[i] ^ 0x20);
+      EXPECT_FALSE(scribe::SameWord(a, b)) << n << " " << i;
+      std::string_view x = std::string_view(a).substr(0, i), y = std::string_view(same).substr(n - i, i);
+      EXPECT_EQ(scribe::SameWord(x, y), x == y) << n << " " << i;
+      ++differing;
+    }
+  }
+  EXPECT_EQ(differing, 820);
+}

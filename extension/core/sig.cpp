@@ -24,9 +24,10 @@ struct SigGrammar {
   StringSet dose_verbs, multiplied_counts, glue_pieces;
   StringMap<std::string> per_count;  // denominator token -> count unit
   std::vector<std::string> slot_of_rule;                   // frequency rule id -> time of day, or ""
-  StringMap<std::string> verb_routes;
-  StringSet limit_words, dispense_words, step_words;
-  StringMap<int> weekdays;
+  // Looked up by the words of every drug's window: under the tokens' hashes.
+  WordTable<std::string> verb_routes;
+  WordTable<char> limit_words, dispense_words, step_words;
+  WordTable<int> weekdays;  // looked up by every word of a window without a frequency
   std::vector<std::string> vocabulary;                     // sig words for spelling tolerance, sorted
   // vocabulary indexes by each word and each of its one-letter deletions: two words one edit
   // (or one transposition) apart share one of these
@@ -92,9 +93,9 @@ std::unique_ptr<SigGrammar> BuildGrammar(const Rules& rules, std::string_view ya
   if (const YAML::Node v = y["verb_routes"])
     for (const auto& kv : v) g->verb_routes[Lower(kv.first.as<std::string>())] = kv.second.as<std::string>();
   if (const YAML::Node m = y["min_typo_length"]) g->min_typo_length = m.as<size_t>();
-  for (const std::string& v : YamlList(y, "limit_words")) g->limit_words.insert(v);
-  for (const std::string& v : YamlList(y, "step_words")) g->step_words.insert(v);
-  for (const std::string& v : YamlList(y, "dispense_words")) g->dispense_words.insert(v);
+  for (const std::string& v : YamlList(y, "limit_words")) g->limit_words[v] = 1;
+  for (const std::string& v : YamlList(y, "step_words")) g->step_words[v] = 1;
+  for (const std::string& v : YamlList(y, "dispense_words")) g->dispense_words[v] = 1;
   if (const YAML::Node w = y["weekdays"])
     for (const auto& kv : w) g->weekdays[Lower(kv.first.as<std::string>())] = kv.second.as<int>();
 
@@ -389,10 +390,10 @@ std::vector<Dose> SigParser::FindDoses(const std::vector<Token>& toks, size_t be
     // "max daily dose 8 tablets", "mdd 1.5 mg per day": a limit, not a dose
     bool limit = false;
     for (size_t b = d.begin >= 4 ? d.begin - 4 : 0; b < d.begin; ++b)
-      if (toks[b].kind == TokenKind::kWord && grammar_.limit_words.count(toks[b].norm)) limit = true;
+      if (toks[b].kind == TokenKind::kWord && grammar_.limit_words.contains(toks[b].norm, NormHash(toks[b]))) limit = true;
     // "dispense 21 tabs", "#30 tablets": a quantity to dispense
     for (size_t b = d.begin >= 2 ? d.begin - 2 : 0; b < d.begin && d.family == "count"; ++b)
-      if (grammar_.dispense_words.count(toks[b].norm)) limit = true;
+      if (grammar_.dispense_words.contains(toks[b].norm, NormHash(toks[b]))) limit = true;
     if (!limit) doses.push_back(d);
     k = std::max(d.end, k + 1);
   }
@@ -475,7 +476,7 @@ Frequency SigParser::FindFrequency(const std::vector<Token>& toks, size_t begin,
     const FrequencyRule& r = rules_.frequencies[m.id];
     if (f.per_day && later_step == end)
       for (size_t k = f.end; k < m.begin; ++k)
-        if (toks[k].kind == TokenKind::kWord && grammar_.step_words.count(toks[k].norm)) { later_step = k; break; }
+        if (toks[k].kind == TokenKind::kWord && grammar_.step_words.contains(toks[k].norm, NormHash(toks[k]))) { later_step = k; break; }
     if (r.prn && m.begin < later_step) f.prn = true;
     if (!r.per_day) continue;
     const std::string& slot = grammar_.slot_of_rule[m.id];
@@ -500,11 +501,11 @@ Frequency SigParser::FindFrequency(const std::vector<Token>& toks, size_t begin,
     std::vector<int> days;
     for (size_t k = begin; k < end; ++k) {
       if (toks[k].kind != TokenKind::kWord) continue;
-      auto w = grammar_.weekdays.find(toks[k].norm);
-      if (w == grammar_.weekdays.end()) continue;
+      const int* day = grammar_.weekdays.find(toks[k].norm, NormHash(toks[k]));
+      if (!day) continue;
       if (days.empty()) f.begin = k;
       f.end = k + 1;
-      if (std::find(days.begin(), days.end(), w->second) == days.end()) days.push_back(w->second);
+      if (std::find(days.begin(), days.end(), *day) == days.end()) days.push_back(*day);
     }
     if (!days.empty()) f.per_day = static_cast<double>(days.size()) / 7.0;
   }
@@ -615,7 +616,7 @@ Sig SigParser::ReadSig(const std::vector<Token>& toks, size_t before_begin, size
     size_t e = k == drug_end ? after_end : drug_begin;
     for (; !verb && k < e; ++k)
       if (toks[k].kind == TokenKind::kWord)
-        if (auto v = grammar_.verb_routes.find(toks[k].norm); v != grammar_.verb_routes.end()) verb = v->second;
+        if (const std::string* v = grammar_.verb_routes.find(toks[k].norm, NormHash(toks[k]))) verb = *v;
   }
   if (written) {
     s.route = written;

@@ -131,9 +131,11 @@ void Terminology::Index(uint32_t id, const std::string& normalized) {
     return !concepts_[x].rxcui.empty() && concepts_[y].rxcui.empty();
   });
   preferred_[normalized] = ids.front();
+  preferred_bits_.Add(HashWord(normalized));
   size_t words = std::count(normalized.begin(), normalized.end(), ' ') + 1;
   std::string first = normalized.substr(0, normalized.find(' '));
   uint8_t& longest = first_words_[first];
+  first_word_bits_.Add(HashWord(first));
   longest = static_cast<uint8_t>(std::max<size_t>(longest, std::min(words, kMaxNameWords)));
 }
 
@@ -305,7 +307,8 @@ std::optional<TermMatch> Terminology::Lookup(std::string_view term) const {
 std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks, size_t k, size_t limit) const {
   const Token& first = toks[k];
   if (first.kind != TokenKind::kWord) return std::nullopt;
-  const uint8_t* longest = first_words_.find(first.norm, NormHash(first));
+  const uint64_t first_hash = NormHash(first);
+  const uint8_t* longest = first_word_bits_.MayHold(first_hash) ? first_words_.find(first.norm, first_hash) : nullptr;
   if (longest) {
     // gather up to *longest words (hyphens skipped, other punctuation stops); ends[n - 1] is
     // where the joined name of n words ends in `joined`, hashes[n - 1] its HashWord (continued
@@ -331,6 +334,7 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
     }
     for (size_t n = words; n > 0; --n) {
       std::string_view name = std::string_view(joined).substr(0, ends[n - 1]);
+      if (!preferred_bits_.MayHold(hashes[n - 1])) continue;
       const uint32_t* preferred = preferred_.find(name, hashes[n - 1]);
       if (!preferred) continue;
       size_t end = idx[n - 1] + 1;

@@ -140,6 +140,7 @@ class Terminology {
   // joining the words into a string and hashing that once per length it tries.
   WordTable<uint32_t> preferred_;
   WordTable<uint8_t> first_words_;                                  // first word -> longest name (words)
+  WordBits preferred_bits_, first_word_bits_;                       // the keys of those two, for MatchTokens
   std::unordered_map<std::string, IngredientInfo> ingredients_;     // IN rxcui -> info
   std::unordered_map<std::string, std::string> canonical_;          // IN rxcui -> canonical IN rxcui
   std::unordered_map<std::string, std::string> display_;            // canonical IN rxcui -> comparison name

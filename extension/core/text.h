@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace scribe {
@@ -186,6 +187,30 @@ inline bool SameWord(std::string_view a, std::string_view b) {
     if (p[i] != q[i]) return false;
   return true;
 }
+
+// A Bloom filter over words' HashWord()s, two bits of 2^18 (32 KB) each: in front of a large
+// WordTable that most lookups miss (a text's words against the terminology's names), it answers
+// "certainly not" from memory the cache holds, where the table's slots would each be a miss.
+class WordBits {
+ public:
+  void Add(uint64_t hash) {
+    auto [a, b] = Bits(hash);
+    bits_[a >> 6] |= uint64_t{1} << (a & 63);
+    bits_[b >> 6] |= uint64_t{1} << (b & 63);
+  }
+  bool MayHold(uint64_t hash) const {
+    auto [a, b] = Bits(hash);
+    return ((bits_[a >> 6] >> (a & 63)) & (bits_[b >> 6] >> (b & 63)) & 1) != 0;
+  }
+
+ private:
+  static constexpr int kBits = 18;
+  static std::pair<uint32_t, uint32_t> Bits(uint64_t hash) {
+    const uint64_t m = hash * 0x9E3779B97F4A7C15ULL;  // the product's high bits mix every bit of the hash
+    return {static_cast<uint32_t>(m >> (64 - kBits)), static_cast<uint32_t>((m >> (64 - 2 * kBits)) & ((1u << kBits) - 1))};
+  }
+  std::vector<uint64_t> bits_ = std::vector<uint64_t>(size_t{1} << (kBits - 6), 0);
+};
 
 // Words to values, keyed by HashWord() so that a token's precomputed norm_hash finds its entry
 // without hashing the word again: open addressing over a flat array of 8-byte slots (the hash's

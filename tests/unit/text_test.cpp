@@ -572,3 +572,18 @@ TEST(SameWord, IsEqualityForEveryLengthAndPosition) {
   }
   EXPECT_EQ(differing, 820);
 }
+
+// WordBits holds every word added, and few others: 15,000 words in 2^18 bits, two each, answer
+// "maybe" for about (1 - e^(-30000/262144))^2 = 1.2 % of words never added.
+TEST(WordBits, HoldsEveryWordAddedAndFewOthers) {
+  scribe::WordBits bits;
+  auto word = [](int i, const char* tag) { return std::string(tag) + std::to_string(i * 7919 % 100003); };
+  for (int i = 0; i < 15000; ++i) bits.Add(scribe::HashWord(word(i, "in")));
+  int held = 0, others = 0;
+  for (int i = 0; i < 15000; ++i) held += bits.MayHold(scribe::HashWord(word(i, "in")));
+  for (int i = 0; i < 15000; ++i) others += bits.MayHold(scribe::HashWord(word(i, "out")));
+  EXPECT_EQ(held, 15000);
+  EXPECT_LT(others, 300);  // 2 %
+  EXPECT_GT(others, 0);    // a filter, not a table
+  EXPECT_FALSE(scribe::WordBits().MayHold(scribe::HashWord("sertraline")));
+}

@@ -29,9 +29,11 @@ seconds() {  # trial note count -> wall seconds of one sqlite3 process grading t
   awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", b - a }'
 }
 
+prefixes=("$@")
+(( ${#prefixes[@]} )) || prefixes=(01 09)
 printf '%-46s %10s %8s %14s\n' trial note_bytes grades us_per_grade
-for prefix in "${@:-01 09}"; do
-  dir=$(ls -d tests/fixtures/notes/"$prefix"* 2>/dev/null | head -1)
+for prefix in "${prefixes[@]}"; do
+  dir=$(compgen -G "tests/fixtures/notes/$prefix*" | head -1 || true)
   [[ -n $dir && -f $dir/reference.txt ]] || { echo "sql_grade_bench: no trial $prefix" >&2; exit 1; }
   trial=$(basename "$dir") note=$dir/reference.txt
   once=$(seconds "$trial" "$note" 1)

@@ -548,9 +548,6 @@ TEST(Analyze, ACopyOfAnAnalysedTextSharesItsWords) {
   EXPECT_EQ(Norms(copy.tokens), (Strings{"lisinopril", "10", "mg", "daily", "."}));
 }
 
-}  // namespace
-}  // namespace scribe
-
 // SameWord is ==, whatever the length and wherever two words differ.
 TEST(SameWord, IsEqualityForEveryLengthAndPosition) {
   int differing = 0;
@@ -558,15 +555,15 @@ TEST(SameWord, IsEqualityForEveryLengthAndPosition) {
     std::string a(n, 'a');
     for (size_t i = 0; i < n; ++i) a[i] = static_cast<char>('a' + (i * 7) % 26);
     const std::string same = a;
-    EXPECT_TRUE(scribe::SameWord(a, same)) << n;
-    EXPECT_FALSE(scribe::SameWord(a, a + "x")) << n;
-    EXPECT_FALSE(scribe::SameWord(a + "x", a)) << n;
+    EXPECT_TRUE(SameWord(a, same)) << n;
+    EXPECT_FALSE(SameWord(a, a + "x")) << n;
+    EXPECT_FALSE(SameWord(a + "x", a)) << n;
     for (size_t i = 0; i < n; ++i) {
       std::string b = a;
       b[i] = static_cast<char>(b[i] ^ 0x20);
-      EXPECT_FALSE(scribe::SameWord(a, b)) << n << " " << i;
+      EXPECT_FALSE(SameWord(a, b)) << n << " " << i;
       std::string_view x = std::string_view(a).substr(0, i), y = std::string_view(same).substr(n - i, i);
-      EXPECT_EQ(scribe::SameWord(x, y), x == y) << n << " " << i;
+      EXPECT_EQ(SameWord(x, y), x == y) << n << " " << i;
       ++differing;
     }
   }
@@ -576,14 +573,17 @@ TEST(SameWord, IsEqualityForEveryLengthAndPosition) {
 // WordBits holds every word added, and few others: 15,000 words in 2^18 bits, two each, answer
 // "maybe" for about (1 - e^(-30000/262144))^2 = 1.2 % of words never added.
 TEST(WordBits, HoldsEveryWordAddedAndFewOthers) {
-  scribe::WordBits bits;
+  WordBits bits;
   auto word = [](int i, const char* tag) { return std::string(tag) + std::to_string(i * 7919 % 100003); };
-  for (int i = 0; i < 15000; ++i) bits.Add(scribe::HashWord(word(i, "in")));
+  for (int i = 0; i < 15000; ++i) bits.Add(HashWord(word(i, "in")));
   int held = 0, others = 0;
-  for (int i = 0; i < 15000; ++i) held += bits.MayHold(scribe::HashWord(word(i, "in")));
-  for (int i = 0; i < 15000; ++i) others += bits.MayHold(scribe::HashWord(word(i, "out")));
+  for (int i = 0; i < 15000; ++i) held += bits.MayHold(HashWord(word(i, "in")));
+  for (int i = 0; i < 15000; ++i) others += bits.MayHold(HashWord(word(i, "out")));
   EXPECT_EQ(held, 15000);
   EXPECT_LT(others, 300);  // 2 %
   EXPECT_GT(others, 0);    // a filter, not a table
-  EXPECT_FALSE(scribe::WordBits().MayHold(scribe::HashWord("sertraline")));
+  EXPECT_FALSE(WordBits().MayHold(HashWord("sertraline")));
 }
+
+}  // namespace
+}  // namespace scribe

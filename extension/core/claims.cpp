@@ -92,7 +92,7 @@ class Reader {
     uint32_t clause = 0;
     // the breaks' starts, in text order (matches never overlap): a new clause at each but the
     // first token of a sentence
-    const std::vector<PatternMatch> breaks = r_.clause_breaks.FindAllInSentences(t, starts_);
+    const std::vector<PatternMatch> breaks = r_.clause_breaks.FindAllInSentences(t, starts_.Of(r_.clause_breaks));
     auto next_break = breaks.cbegin();
     for (size_t s = 0; s < t.sentence_begin.size(); ++s) {
       size_t sb = t.sentence_begin[s], se = t.sentence_end[s];
@@ -125,7 +125,7 @@ class Reader {
   const std::vector<Token>& toks_;
   const bool encounter_;
   const MatcherStarts& group_;
-  const std::vector<uint32_t> starts_;  // where the matchers of group_ may start
+  const MatcherStarts::Found starts_;  // where each matcher of group_ may start
   std::vector<uint32_t> clause_, clause_begin_, clause_end_;
   std::vector<Section> section_;     // note: the section of each token
   std::vector<int> heading_system_;  // note: the exam system heading above each token (-1: none)
@@ -174,7 +174,7 @@ class Reader {
   // Every match of a matcher, sentence by sentence, skipping matches on used tokens when asked.
   std::vector<PatternMatch> FindAll(const PhraseMatcher& m, bool skip_used) const {
     std::vector<PatternMatch> out =
-        group_.Covers(m) ? m.FindAllInSentences(a_.text, starts_) : m.FindAllInSentences(a_.text);
+        starts_.Covers(m) ? m.FindAllInSentences(a_.text, starts_.Of(m)) : m.FindAllInSentences(a_.text);
     if (skip_used)
       out.erase(std::remove_if(out.begin(), out.end(), [&](const PatternMatch& p) { return AnyUsed(p.begin, p.end); }),
                 out.end());

@@ -91,11 +91,24 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
   // the first word: a root edge, filed under its bucket
   const Word& first = words[0];
   const uint64_t first_hash = first.slot ? 0 : HashWord(first.exact_case ? Lower(first.text) : first.text);
-  std::vector<uint32_t>& bucket = first.slot ? slot_first_ : by_first_[first_hash];
-  auto same = std::find_if(bucket.begin(), bucket.end(), [&](uint32_t e) { return nodes_[0].edges[e].word == first; });
-  uint32_t edge = same != bucket.end() ? *same : add_edge(0, first);
-  if (same == bucket.end()) bucket.push_back(edge);
-  if (!first.slot) first_bits_[(first_hash >> 6) & 63] |= uint64_t{1} << (first_hash & 63);
+  uint32_t edge = 0;
+  if (first.slot) {
+    auto same = std::find_if(slot_first_.begin(), slot_first_.end(),
+                             [&](uint32_t e) { return nodes_[0].edges[e].word == first; });
+    edge = same != slot_first_.end() ? *same : add_edge(0, first);
+    if (same == slot_first_.end()) slot_first_.push_back(edge);
+  } else {
+    auto [begin, end] = FirstEdges(first_hash);
+    auto same = std::find_if(begin, end, [&](const auto& p) { return nodes_[0].edges[p.second].word == first; });
+    if (same != end) {
+      edge = same->second;
+    } else {
+      edge = add_edge(0, first);
+      first_.insert(first_.begin() + (end - first_.data()), {first_hash, edge});  // after the hash's others
+      for (size_t b = FirstBucket(first_hash) + 1; b < first_index_.size(); ++b) ++first_index_[b];
+    }
+    first_bits_[(first_hash >> 6) & 63] |= uint64_t{1} << (first_hash & 63);
+  }
   uint32_t node = child(0, edge);
   for (size_t wi = 1; wi < words.size(); ++wi) {
     const std::vector<Edge>& edges = nodes_[node].edges;
@@ -106,6 +119,17 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
   int index = static_cast<int>(ids_.size());
   ids_.push_back(id);
   if (nodes_[node].pattern < 0) nodes_[node].pattern = index;
+}
+
+std::pair<const std::pair<uint64_t, uint32_t>*, const std::pair<uint64_t, uint32_t>*> PhraseMatcher::FirstEdges(
+    uint64_t hash) const {
+  const size_t b = FirstBucket(hash);
+  const std::pair<uint64_t, uint32_t>* begin = first_.data() + first_index_[b];
+  const std::pair<uint64_t, uint32_t>* end = first_.data() + first_index_[b + 1];
+  begin = std::lower_bound(begin, end, hash, [](const auto& p, uint64_t h) { return p.first < h; });
+  const std::pair<uint64_t, uint32_t>* stop = begin;
+  while (stop != end && stop->first == hash) ++stop;
+  return {begin, stop};
 }
 
 void PhraseMatcher::SetNumberWords(const StringMap<double>& words) {
@@ -197,10 +221,9 @@ std::optional<PatternMatch> PhraseMatcher::MatchAt(const std::vector<Token>& tok
   auto [key, norm_hash] = FirstKeys(t);
   auto try_bucket = [&](uint64_t hash, int group) {
     if (!MayStart(hash)) return;
-    auto it = by_first_.find(hash);
-    if (it == by_first_.end()) return;
-    for (uint32_t e : it->second) {
-      const Edge& edge = nodes_[0].edges[e];
+    auto [begin, end] = FirstEdges(hash);
+    for (auto p = begin; p != end; ++p) {
+      const Edge& edge = nodes_[0].edges[p->second];
       if (WordMatches(edge.word, t)) Walk(toks, limit, edge.child, k + 1, group, SlotValue{}, best);
     }
   };
@@ -241,12 +264,12 @@ std::vector<PatternMatch> PhraseMatcher::FindAll(const std::vector<Token>& toks,
 }
 
 std::vector<PatternMatch> PhraseMatcher::FindAll(const std::vector<Token>& toks, size_t begin, size_t limit,
-                                                 const std::vector<uint32_t>& starts) const {
+                                                 std::span<const uint32_t> starts) const {
   std::vector<PatternMatch> out;
   size_t next = begin;  // the end of the last match: matches do not overlap
   for (auto it = std::lower_bound(starts.begin(), starts.end(), begin); it != starts.end() && *it < limit; ++it) {
     size_t k = *it;
-    if (k < next || !MayStartAt(toks[k])) continue;
+    if (k < next) continue;
     if (auto m = MatchAt(toks, k, limit)) {
       out.push_back(*m);
       next = m->end;
@@ -276,12 +299,12 @@ std::vector<PatternMatch> PhraseMatcher::FindAllInSentences(const TokenizedText&
 }
 
 std::vector<PatternMatch> PhraseMatcher::FindAllInSentences(const TokenizedText& text,
-                                                            const std::vector<uint32_t>& starts) const {
+                                                            std::span<const uint32_t> starts) const {
   std::vector<PatternMatch> out;
   const std::vector<Token>& toks = text.tokens;
   size_t next = 0;  // the end of the last match
   for (uint32_t k : starts) {
-    if (k < next || !MayStartAt(toks[k])) continue;
+    if (k < next) continue;
     if (auto m = MatchAt(toks, k, text.sentence_end[text.sentence_of[k]])) {
       out.push_back(*m);
       next = m->end;
@@ -294,31 +317,98 @@ MatcherStarts::MatcherStarts(std::vector<const PhraseMatcher*> members)
     : members_(std::move(members)), first_bits_(1024, 0) {
   std::sort(members_.begin(), members_.end());
   members_.erase(std::unique(members_.begin(), members_.end()), members_.end());
-  for (const PhraseMatcher* m : members_) {
-    for (const auto& [hash, edges] : m->by_first_) first_bits_[(hash >> 6) & 1023] |= uint64_t{1} << (hash & 63);
-    if (!m->slot_first_.empty()) {
-      slot_members_.push_back(m);
-      m->number_words_.ForEach([&](std::string_view word, double) { slot_number_words_[word] = 1; });
+  std::unordered_map<uint64_t, std::vector<uint32_t>> norm, folded;
+  auto add = [&](std::unordered_map<uint64_t, std::vector<uint32_t>>& lists, uint64_t hash, uint32_t member) {
+    std::vector<uint32_t>& list = lists[hash];
+    if (list.empty() || list.back() != member) list.push_back(member);  // members come in order
+    first_bits_[(hash >> 6) & 1023] |= uint64_t{1} << (hash & 63);
+  };
+  for (uint32_t i = 0; i < members_.size(); ++i) {
+    const PhraseMatcher& m = *members_[i];
+    // m's MatchAt looks its first words up under a token's norm and, folding, its folded word
+    for (const auto& [hash, edge] : m.first_) {
+      add(norm, hash, i);
+      if (m.fold_) add(folded, hash, i);
     }
+    if (!m.slot_first_.empty()) {  // a number, or one of m's number words (IsNumberWord)
+      number_members_.push_back(i);
+      m.number_words_.ForEach([&](std::string_view word, double) { add(norm, HashWord(word), i); });
+    }
+  }
+  by_norm_.Build(norm);
+  by_folded_.Build(folded);
+}
+
+void MatcherStarts::Lists::Build(const std::unordered_map<uint64_t, std::vector<uint32_t>>& lists) {
+  size_t capacity = 16;
+  while (capacity < lists.size() * 2) capacity *= 2;
+  slots.assign(capacity, Slot{});
+  members.clear();
+  // in hash order, so that the table does not depend on the map's iteration order
+  std::vector<uint64_t> hashes;
+  for (const auto& [hash, list] : lists) hashes.push_back(hash);
+  std::sort(hashes.begin(), hashes.end());
+  for (uint64_t hash : hashes) {
+    const std::vector<uint32_t>& list = lists.at(hash);
+    size_t i = (hash * 0x9E3779B97F4A7C15ULL) & (capacity - 1);
+    while (slots[i].end != 0) i = (i + 1) & (capacity - 1);
+    slots[i] = {hash, static_cast<uint32_t>(members.size()), static_cast<uint32_t>(members.size() + list.size())};
+    members.insert(members.end(), list.begin(), list.end());
   }
 }
 
-std::vector<uint32_t> MatcherStarts::Find(const std::vector<Token>& toks) const {
-  std::vector<uint32_t> out;
-  for (size_t k = 0; k < toks.size(); ++k) {
-    const Token& t = toks[k];
-    // a member's MatchAt looks its first words up under the token's norm and, folding, its
-    // folded word
-    uint64_t norm_hash = NormHash(t);
-    bool start = Has(norm_hash);
-    if (!start && t.kind == TokenKind::kWord) start = Has(FoldedHash(t));
-    if (!start && t.kind == TokenKind::kNumber) start = !slot_members_.empty();
-    if (!start && t.kind == TokenKind::kWord && !slot_members_.empty())
-      start = slot_number_words_.contains(t.norm, norm_hash);  // a member's IsNumberWord
-
-    if (start) out.push_back(static_cast<uint32_t>(k));
+std::span<const uint32_t> MatcherStarts::Lists::Of(uint64_t hash) const {
+  if (slots.empty()) return {};
+  for (size_t i = (hash * 0x9E3779B97F4A7C15ULL) & (slots.size() - 1);; i = (i + 1) & (slots.size() - 1)) {
+    const Slot& s = slots[i];
+    if (s.end == 0) return {};
+    if (s.hash == hash) return {members.data() + s.begin, members.data() + s.end};
   }
-  return out;
+}
+
+MatcherStarts::Found MatcherStarts::Find(const std::vector<Token>& toks) const {
+  Found found;
+  found.group_ = this;
+  const size_t n = members_.size();
+  // (member, token) in token order, then grouped by member, each member's tokens still ascending
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  pairs.reserve(toks.size());
+  std::vector<uint32_t> last(n, UINT32_MAX);  // the token a member was last given: no repeats
+  auto add = [&](std::span<const uint32_t> list, uint32_t k) {
+    for (uint32_t m : list)
+      if (last[m] != k) {
+        last[m] = k;
+        pairs.emplace_back(m, k);
+      }
+  };
+  for (size_t k = 0; k < toks.size(); ++k) {
+    const Token& t = toks[k];  // tokens made outside Tokenize (tests) may lack their hashes
+    const auto tk = static_cast<uint32_t>(k);
+    const uint64_t norm_hash = NormHash(t);
+    if (Has(norm_hash)) add(by_norm_.Of(norm_hash), tk);
+    if (t.kind == TokenKind::kWord) {
+      const uint64_t folded_hash = FoldedHash(t);
+      if (folded_hash != norm_hash && Has(folded_hash)) add(by_folded_.Of(folded_hash), tk);
+    } else if (t.kind == TokenKind::kNumber) {
+      add(number_members_, tk);
+    }
+  }
+  found.offsets_.assign(n + 1, 0);
+  for (const auto& [m, k] : pairs) ++found.offsets_[m + 1];
+  for (size_t i = 0; i < n; ++i) found.offsets_[i + 1] += found.offsets_[i];
+  found.tokens_.resize(pairs.size());
+  std::copy(found.offsets_.begin(), found.offsets_.end() - 1, last.begin());  // each member's next place
+  for (const auto& [m, k] : pairs) found.tokens_[last[m]++] = k;
+  return found;
+}
+
+std::span<const uint32_t> MatcherStarts::Found::Of(const PhraseMatcher& m) const {
+  if (!group_) return {};
+  const auto& members = group_->members_;
+  auto it = std::lower_bound(members.begin(), members.end(), &m);
+  if (it == members.end() || *it != &m) return {};
+  const size_t i = static_cast<size_t>(it - members.begin());
+  return {tokens_.data() + offsets_[i], tokens_.data() + offsets_[i + 1]};
 }
 
 // ---------------------------------------------------------------- Rules

@@ -9,6 +9,7 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -41,15 +42,15 @@ class PhraseMatcher {
   std::optional<PatternMatch> MatchAt(const std::vector<Token>& toks, size_t k, size_t limit) const;
   // Every non-overlapping longest match in [begin, limit), left to right.
   std::vector<PatternMatch> FindAll(const std::vector<Token>& toks, size_t begin, size_t limit) const;
-  // The same, looking only at `starts` (ascending): MatcherStarts::Find of a group this matcher
-  // belongs to, which holds every token a match of it can start at.
+  // The same, trying only the tokens `starts` (ascending): this matcher's starts in a
+  // MatcherStarts::Found, which holds every token a match of it can start at.
   std::vector<PatternMatch> FindAll(const std::vector<Token>& toks, size_t begin, size_t limit,
-                                    const std::vector<uint32_t>& starts) const;
+                                    std::span<const uint32_t> starts) const;
   // Every match that stays inside its sentence, in text order: the FindAll of each sentence
   // [sentence_begin[s], sentence_end[s]) in turn, in one pass over the text's tokens, or over
   // `starts` (as FindAll with starts) when given.
   std::vector<PatternMatch> FindAllInSentences(const TokenizedText& text) const;
-  std::vector<PatternMatch> FindAllInSentences(const TokenizedText& text, const std::vector<uint32_t>& starts) const;
+  std::vector<PatternMatch> FindAllInSentences(const TokenizedText& text, std::span<const uint32_t> starts) const;
   bool empty() const { return ids_.empty(); }
   // Word values of number words ("two" -> 2) used by '#' slots.
   void SetNumberWords(const StringMap<double>& words);
@@ -99,8 +100,16 @@ class PhraseMatcher {
   bool fold_;
   std::vector<int> ids_;     // pattern index -> id
   std::vector<Node> nodes_;  // nodes_[0] is the root; its edges are every pattern's first word
-  std::unordered_map<uint64_t, std::vector<uint32_t>> by_first_;  // HashWord(first word) -> root edges
-  std::vector<uint32_t> slot_first_;                              // root edges that are a '#' slot
+  // The root edges that are a word, under HashWord(first word) (lower-cased for an exact-case
+  // word), flat: sorted by (FirstBucket(hash), hash), a hash's edges in the order they were
+  // added; first_index_[b] is where bucket b's begin. A token's bucket is a few entries found
+  // without a division or a pointer chased (an unordered_map's lookup was most of MatchAt).
+  std::vector<std::pair<uint64_t, uint32_t>> first_;
+  std::array<uint32_t, 257> first_index_{};
+  static size_t FirstBucket(uint64_t hash) { return static_cast<size_t>((hash * 0x9E3779B97F4A7C15ULL) >> 56); }
+  // The entries of first_ under `hash`: [begin, end).
+  std::pair<const std::pair<uint64_t, uint32_t>*, const std::pair<uint64_t, uint32_t>*> FirstEdges(uint64_t hash) const;
+  std::vector<uint32_t> slot_first_;  // root edges that are a '#' slot
   // One bit per HashWord(first word) mod 4096: most tokens start no pattern, and the bit says so
   // before the map is searched.
   std::array<uint64_t, 64> first_bits_{};
@@ -122,24 +131,51 @@ class PhraseMatcher {
   friend class MatcherStarts;
 };
 
-// The tokens of a text where any of a group of matchers may start a match, found in one pass:
-// each matcher of the group then tries those (FindAll with starts) instead of testing every
-// token of the text itself. Built once per group; holds pointers to its matchers, which must
-// not change afterwards.
+// Where each of a group of matchers may start a match in a text, found in one pass over its
+// tokens: each token's keys are looked up once in a table of every member's first words, which
+// lists the members they open, instead of each member testing every token itself. Built once
+// per group; holds pointers to its matchers, which must not change afterwards.
 class MatcherStarts {
  public:
   MatcherStarts() = default;
   explicit MatcherStarts(std::vector<const PhraseMatcher*> members);
   bool Covers(const PhraseMatcher& m) const { return std::binary_search(members_.begin(), members_.end(), &m); }
-  // Ascending token indexes: a superset of the tokens where a member's MatchAt finds a pattern.
-  std::vector<uint32_t> Find(const std::vector<Token>& toks) const;
+
+  // Find's answer for one text.
+  class Found {
+   public:
+    // Ascending token indexes where member m may start: a superset of the tokens where its
+    // MatchAt finds a pattern. Empty for a matcher the group does not cover.
+    std::span<const uint32_t> Of(const PhraseMatcher& m) const;
+    bool Covers(const PhraseMatcher& m) const { return group_ && group_->Covers(m); }
+
+   private:
+    friend class MatcherStarts;
+    const MatcherStarts* group_ = nullptr;
+    std::vector<uint32_t> offsets_;  // member i's starts are tokens_[offsets_[i], offsets_[i + 1])
+    std::vector<uint32_t> tokens_;
+  };
+  Found Find(const std::vector<Token>& toks) const;
 
  private:
-  std::vector<const PhraseMatcher*> members_;       // sorted
-  std::vector<const PhraseMatcher*> slot_members_;  // members with a pattern opening with '#'
-  WordTable<char> slot_number_words_;                // the number words of slot_members_, together
-  // One bit per first-word hash (any member's) mod 2^16: a larger table than one matcher's, as
-  // it holds the first words of them all.
+  // First-word hashes to the members (indexes into members_, ascending) a token with that key
+  // may start: open addressing over slots of the hash and its range of `members`.
+  struct Lists {
+    struct Slot {
+      uint64_t hash = 0;
+      uint32_t begin = 0, end = 0;  // end == 0: an empty slot (no list is empty)
+    };
+    std::vector<Slot> slots;
+    std::vector<uint32_t> members;
+    void Build(const std::unordered_map<uint64_t, std::vector<uint32_t>>& lists);
+    std::span<const uint32_t> Of(uint64_t hash) const;
+  };
+  std::vector<const PhraseMatcher*> members_;  // sorted
+  Lists by_norm_;    // a token's norm hash: every member with that first word, and the slot
+                     // members with that number word
+  Lists by_folded_;  // a word's folded hash: the members that fold
+  std::vector<uint32_t> number_members_;  // members with a pattern opening with '#': every number
+  // One bit per first-word hash (any member's, either table) mod 2^16, in front of the tables.
   std::vector<uint64_t> first_bits_;
   bool Has(uint64_t hash) const { return (first_bits_[(hash >> 6) & 1023] >> (hash & 63)) & 1; }
 };

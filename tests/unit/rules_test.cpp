@@ -470,11 +470,16 @@ TEST(MatcherStarts, EachMemberFindsWhatItFindsAlone) {
     size_t begin = next(static_cast<uint32_t>(toks.size()) + 1);
     size_t limit = begin + next(static_cast<uint32_t>(toks.size() - begin) + 1);
     for (const std::vector<Token>* t : {&toks, &unhashed}) {
-      std::vector<uint32_t> starts = group.Find(*t);
+      MatcherStarts::Found starts = group.Find(*t);
+      EXPECT_TRUE(starts.Covers(plain));
+      EXPECT_FALSE(starts.Covers(outside));
+      EXPECT_TRUE(starts.Of(outside).empty());
       for (const PhraseMatcher* m : {&folding, &plain, &numbers}) {
         std::vector<PatternMatch> alone = m->FindAll(*t, begin, limit);
         matches_seen += alone.size();
-        EXPECT_EQ(Describe(m->FindAll(*t, begin, limit, starts)), Describe(alone)) << "text: " << text;
+        EXPECT_EQ(Describe(m->FindAll(*t, begin, limit, starts.Of(*m))), Describe(alone)) << "text: " << text;
+        EXPECT_TRUE(std::is_sorted(starts.Of(*m).begin(), starts.Of(*m).end()));
+        EXPECT_EQ(std::adjacent_find(starts.Of(*m).begin(), starts.Of(*m).end()), starts.Of(*m).end());
       }
     }
   }
@@ -514,7 +519,7 @@ TEST(PhraseMatcher, FindAllInSentencesFindsWhatEachSentenceFinds) {
     for (uint32_t w = 0, n = 1 + next(40); w < n; ++w) text += (w ? " " : "") + words[next(static_cast<uint32_t>(words.size()))];
     TokenizedText t = Analyze(text, {});
     sentences_seen += t.sentence_begin.size();
-    std::vector<uint32_t> starts = group.Find(t.tokens);
+    MatcherStarts::Found starts = group.Find(t.tokens);
     for (const PhraseMatcher* m : {&folding, &numbers, &outside}) {
       std::vector<PatternMatch> each;
       for (size_t s = 0; s < t.sentence_begin.size(); ++s)
@@ -522,7 +527,7 @@ TEST(PhraseMatcher, FindAllInSentencesFindsWhatEachSentenceFinds) {
       matches_seen += each.size();
       EXPECT_EQ(Describe(m->FindAllInSentences(t)), Describe(each)) << "text: " << text;
       if (m != &outside) {
-        EXPECT_EQ(Describe(m->FindAllInSentences(t, starts)), Describe(each)) << "text: " << text;
+        EXPECT_EQ(Describe(m->FindAllInSentences(t, starts.Of(*m))), Describe(each)) << "text: " << text;
       }
     }
   }

@@ -39,11 +39,10 @@ std::vector<PhraseSet::Hit> PhraseSet::Find(const TokenizedText& text) const {
   return hits;
 }
 
-std::vector<PhraseSet::Hit> PhraseSet::Find(const TokenizedText& text, const MatcherStarts& group,
-                                            const std::vector<uint32_t>& starts) const {
-  if (!group.Covers(matcher_)) return Find(text);
+std::vector<PhraseSet::Hit> PhraseSet::Find(const TokenizedText& text, const PhraseStarts& starts) const {
+  if (!starts.Covers(matcher_)) return Find(text);
   std::vector<Hit> hits;
-  for (const PatternMatch& m : matcher_.FindAll(text.tokens, 0, text.tokens.size(), starts))
+  for (const PatternMatch& m : matcher_.FindAll(text.tokens, 0, text.tokens.size(), starts.Of(matcher_)))
     hits.push_back({m.begin, m.end, phrase_of_[static_cast<size_t>(m.id)]});
   return hits;
 }

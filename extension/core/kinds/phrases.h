@@ -17,13 +17,10 @@
 
 namespace scribe {
 
-// The tokens of one text where a group of phrase sets may start a match: group.Find of the
-// text's tokens, found once for every set of the group (a trial's flags, traps, allergies and
-// critical rules) instead of once per set.
-struct PhraseStarts {
-  const MatcherStarts& group;
-  const std::vector<uint32_t>& starts;
-};
+// Where each of a group of phrase sets may start a match in one text: group.Find of the text's
+// tokens, found once for every set of the group (a trial's flags, traps, allergies and critical
+// rules) instead of once per set.
+using PhraseStarts = MatcherStarts::Found;
 
 // Every equivalent phrasing of a phrase: itself, whole-phrase synonyms, one sub-phrase swap.
 std::vector<std::string> ExpandPhrase(const std::string& phrase, const Rules& rules);
@@ -37,13 +34,9 @@ class PhraseSet {
     size_t phrase = 0;  // index of the phrase (in the constructor's list) that matched
   };
   std::vector<Hit> Find(const TokenizedText& text) const;
-  // The same, trying only `starts` (group.Find of the text's tokens) when the group holds this
-  // set's matcher: one pass over a note finds where all of a trial's sets may match.
-  std::vector<Hit> Find(const TokenizedText& text, const MatcherStarts& group,
-                        const std::vector<uint32_t>& starts) const;
-  std::vector<Hit> Find(const TokenizedText& text, const PhraseStarts& starts) const {
-    return Find(text, starts.group, starts.starts);
-  }
+  // The same, trying only this set's starts (group.Find of the text's tokens) when the group
+  // holds its matcher: one pass over a note finds where all of a trial's sets may match.
+  std::vector<Hit> Find(const TokenizedText& text, const PhraseStarts& starts) const;
   const PhraseMatcher& matcher() const { return matcher_; }
   bool empty() const { return matcher_.empty(); }
 

@@ -27,13 +27,13 @@ TEST(PhraseSet, FoundWithAGroupsStartsAsAlone) {
   MatcherStarts group({&pain.matcher(), &plan.matcher()});
   TokenizedText text =
       Analyze("Chest pains and a palpitation; passive SI. Safety plan made, no plan or intent. Chest-pain free.", {});
-  std::vector<uint32_t> starts = group.Find(text.tokens);
-  EXPECT_EQ(Describe(pain.Find(text, group, starts)), "[0,2) 0; [4,5) 1; [6,8) 2; [18,21) 0; ");
-  EXPECT_EQ(Describe(pain.Find(text, group, starts)), Describe(pain.Find(text)));
-  EXPECT_EQ(Describe(plan.Find(text, group, starts)), "[9,11) 0; [13,17) 2; ");
-  EXPECT_EQ(Describe(plan.Find(text, group, starts)), Describe(plan.Find(text)));
-  EXPECT_EQ(Describe(outside.Find(text, group, starts)), Describe(outside.Find(text)));
-  EXPECT_EQ(Describe(outside.Find(text, group, starts)), "[0,1) 0; [16,17) 1; [18,19) 0; ");
+  PhraseStarts starts = group.Find(text.tokens);
+  EXPECT_EQ(Describe(pain.Find(text, starts)), "[0,2) 0; [4,5) 1; [6,8) 2; [18,21) 0; ");
+  EXPECT_EQ(Describe(pain.Find(text, starts)), Describe(pain.Find(text)));
+  EXPECT_EQ(Describe(plan.Find(text, starts)), "[9,11) 0; [13,17) 2; ");
+  EXPECT_EQ(Describe(plan.Find(text, starts)), Describe(plan.Find(text)));
+  EXPECT_EQ(Describe(outside.Find(text, starts)), Describe(outside.Find(text)));
+  EXPECT_EQ(Describe(outside.Find(text, starts)), "[0,1) 0; [16,17) 1; [18,19) 0; ");
 }
 
 }  // namespace

@@ -158,8 +158,7 @@ class Note final : public Kind {
     o->note = AnalyzeText(output, env.rules, env.terminology, env.assertion);
     const AnalyzedText& note = o->note;
 
-    const std::vector<uint32_t> phrase_starts = p.starts.Find(note.text.tokens);
-    const PhraseStarts starts{p.starts, phrase_starts};
+    const PhraseStarts starts = p.starts.Find(note.text.tokens);
 
     double drug_sum = 0;
     for (const ExpectedMed& em : t.meds) {

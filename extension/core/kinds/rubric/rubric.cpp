@@ -362,7 +362,7 @@ class Rubric final : public Kind {
     const AnalyzedText& note = o->note;
 
     const auto hits = p.phrases.Find(note.text);
-    const std::vector<uint32_t> starts = p.starts.Find(note.text.tokens);
+    const MatcherStarts::Found starts = p.starts.Find(note.text.tokens);
     for (size_t i = 0; i < t.items.size(); ++i) {
       ItemResult r = t.items[i].med ? ScoreMedItem(t.items[i], note, ctx, *o)
                                     : ScoreTextItem(t.items[i], p.items[i], hits[i], p, note, starts);
@@ -398,7 +398,7 @@ class Rubric final : public Kind {
       const RubricDeduction& d = t.deductions[i];
       bool fired = false;
       std::vector<std::pair<uint32_t, uint32_t>> spans;
-      for (const auto& hit : p.deductions[i].Find(note.text, p.starts, starts)) {
+      for (const auto& hit : p.deductions[i].Find(note.text, starts)) {
         Evidence e = MakeEvidence(note, hit.begin, hit.end);
         if (!Fits(d.when, e.assertion) || exempt(e)) continue;
         spans.push_back(SentenceSpan(note, hit.begin));
@@ -426,7 +426,7 @@ class Rubric final : public Kind {
     for (const UnsupportedClaim& c : claims)
       deduct({c.severity.name, "claim:" + std::string(ClaimClassName(c.claim.cls)), c.support.reason, 0, c.evidence});
     for (CriticalError& c : invented) o->critical_errors.push_back(std::move(c));
-    p.critical.Score(note, o->critical_errors, PhraseStarts{p.starts, starts});
+    p.critical.Score(note, o->critical_errors, starts);
     AddInventedActions(claims, o->critical_errors);
 
     o->category_points.assign(t.categories.size(), 0);
@@ -593,7 +593,7 @@ class Rubric final : public Kind {
   // The credit of a phrase fact.
   static ItemResult ScoreTextItem(const RubricItem& item, const ItemMatcher& m, const std::vector<ItemHit>& hits,
                                   const RubricPrepared& p, const AnalyzedText& note,
-                                  const std::vector<uint32_t>& starts) {
+                                  const MatcherStarts::Found& starts) {
     const auto& toks = note.text.tokens;
     auto other_qualifier = [&](const ItemHit& hit) {
       // "denies active SI" is about another thing than "passive suicidal ideation"
@@ -654,7 +654,7 @@ class Rubric final : public Kind {
       std::vector<size_t> missing;
       for (size_t g = 0; g < m.required.size(); ++g) {
         bool present = false;
-        for (const auto& hit : m.required[g].Find(note.text, p.starts, starts))
+        for (const auto& hit : m.required[g].Find(note.text, starts))
           if (AssertionAnalyzer::Resolve(note.assertion_bits, hit.begin, hit.end) != Assertion::kFamily) present = true;
         if (!present) missing.push_back(g);
       }

@@ -182,11 +182,13 @@ async function go(page, hash) {
   await settle(page);
 }
 
-/** Waits until the router has finished rendering the current route. */
+/** Waits until the router has finished rendering the current route (the location's own render:
+ * right after a click or goBack() the page still shows the route before it, finished). */
 async function settle(page) {
   await page.waitForFunction(() => {
     const main = document.getElementById('main');
-    return main && !main.hasAttribute('aria-busy') && main.querySelector('h1') && !main.querySelector('.loading');
+    return main && main.dataset.hash === location.hash && !main.hasAttribute('aria-busy') &&
+      main.querySelector('h1') && !main.querySelector('.loading');
   }, null, { timeout: 15_000 });
 }
 

@@ -74,6 +74,9 @@ async function render({ focus }) {
   markNav(route.nav);
   clear(main);
   main.setAttribute('aria-busy', 'true');
+  // Which location this render is for: a test waiting for a route knows the page it sees is that
+  // route's, not the one before a hashchange whose render has not started yet.
+  main.dataset.hash = location.hash;
   const ctx = {
     root: main,
     params,

@@ -61,6 +61,7 @@ struct AssertionAnalyzer::Workspace {
   std::vector<Scope> forward, backward;
   std::vector<int32_t> forward_head, forward_next, backward_head, backward_next;
   std::vector<int32_t> forward_choice;  // token * kCategories + category -> match, -1 none
+  std::vector<PatternMatch> matches;     // the sentence's trigger matches
 };
 
 std::string_view AssertionName(Assertion a) {
@@ -130,7 +131,9 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
                                         std::vector<AssertionCue>* cues) const {
   const auto& toks = text.tokens;
   const size_t n = se - sb;
-  const std::vector<PatternMatch> matches = matcher_.FindAll(toks, sb, se);
+  ws.matches.clear();
+  matcher_.FindAll(toks, sb, se, ws.matches);
+  const std::vector<PatternMatch>& matches = ws.matches;
   if (matches.empty()) {
     // No trigger, no scope and no terminator: the sentence is only numbered into clauses at ";".
     if (clauses) {

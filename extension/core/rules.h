@@ -42,6 +42,8 @@ class PhraseMatcher {
   std::optional<PatternMatch> MatchAt(const std::vector<Token>& toks, size_t k, size_t limit) const;
   // Every non-overlapping longest match in [begin, limit), left to right.
   std::vector<PatternMatch> FindAll(const std::vector<Token>& toks, size_t begin, size_t limit) const;
+  // The same, appended to `out` (a caller's buffer, kept across calls so that its memory is too).
+  void FindAll(const std::vector<Token>& toks, size_t begin, size_t limit, std::vector<PatternMatch>& out) const;
   // The same, trying only the tokens `starts` (ascending): this matcher's starts in a
   // MatcherStarts::Found, which holds every token a match of it can start at.
   std::vector<PatternMatch> FindAll(const std::vector<Token>& toks, size_t begin, size_t limit,

@@ -129,6 +129,15 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+std::string Cat(std::initializer_list<std::string_view> parts) {
+  size_t size = 0;
+  for (std::string_view p : parts) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view p : parts) out += p;
+  return out;
+}
+
 std::string_view WordArena::Keep(std::string_view s) {
   if (s.empty()) return {};
   char* p = Allocate(s.size());

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -123,6 +124,10 @@ TokenizedText Analyze(S&& text, const std::vector<std::string>& abbreviations) =
 
 // Lower-case ASCII copy.
 std::string Lower(std::string_view s);
+
+// The parts one after another, in one allocation ("expected " + a + ", found " + b made a string
+// per "+").
+std::string Cat(std::initializer_list<std::string_view> parts);
 
 // A name or phrase as the matchers compare it: tokens' norms joined by single spaces, with
 // hyphens dropped ("Alka-Seltzer" -> "alka seltzer", "q8h" -> "q 8 h", "b.i.d." -> "bid").

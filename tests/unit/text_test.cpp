@@ -423,6 +423,14 @@ TEST(Normalize, Lower) {
   EXPECT_EQ(Lower("\xC3\x9C" "BER"), "\xC3\x9C" "ber");  // ASCII-only lower-casing
 }
 
+TEST(Normalize, Cat) {
+  EXPECT_EQ(Cat({}), "");
+  EXPECT_EQ(Cat({"expected ", std::string("50 mg"), "", ", found ", std::string_view("5 mg")}), "expected 50 mg, found 5 mg");
+  const std::string longer(40, 'x');  // past the short-string buffer: one allocation of the whole
+  EXPECT_EQ(Cat({longer, "|", longer}), longer + "|" + longer);
+  EXPECT_EQ(Cat({longer, "|", longer}).capacity(), 81u);
+}
+
 TEST(Normalize, FoldPlural) {
   EXPECT_EQ(FoldPlural("palpitations"), "palpitation");
   EXPECT_EQ(FoldPlural("pills"), "pill");

@@ -22,44 +22,45 @@ bool FrequencyMatches(const Frequency& expected, const Frequency& found) {
 }
 
 std::string PerDayText(const Frequency& f) {
-  std::string s = f.per_day ? FormatNumber(Round4(*f.per_day)) + "/day" : "no fixed frequency";
-  if (f.prn) s += " prn";
-  return s;
+  if (!f.per_day) return f.prn ? "no fixed frequency prn" : "no fixed frequency";
+  return Cat({FormatNumber(Round4(*f.per_day)), f.prn ? "/day prn" : "/day"});
 }
 
 // The checks of one mention against the expected medication.
 std::vector<MedCheck> Checks(const ExpectedMed& em, const Credit& cw, const DrugMention& m) {
   std::vector<MedCheck> parts;
   parts.reserve(5);  // name, dose, frequency, route, action
+  const std::string& drug = m.drug.empty() ? m.mention : m.drug;
   parts.push_back({"name", cw.name, true, true,
-                   "same ingredient: " + (m.drug.empty() ? m.mention : m.drug) +
-                       (m.match && m.match->kind == MatchKind::kApproximate ? " (approximate match of \"" + m.mention + "\")" : "")});
+                   m.match && m.match->kind == MatchKind::kApproximate
+                       ? Cat({"same ingredient: ", drug, " (approximate match of \"", m.mention, "\")"})
+                       : Cat({"same ingredient: ", drug})});
   if (!em.dose) {
     parts.push_back({"dose", cw.dose, true, false, "no dose expected"});
   } else {
     const Dose* hit = nullptr;
     for (const Dose& d : m.doses)
       if (DoseMatches(*em.dose, d)) { hit = &d; break; }
-    if (hit) parts.push_back({"dose", cw.dose, true, true, "expected " + em.dose->Text() + ", found " + hit->Text()});
-    else if (m.dose) parts.push_back({"dose", cw.dose, false, true, "expected " + em.dose->Text() + ", found " + m.dose->Text()});
-    else parts.push_back({"dose", cw.dose, false, false, "expected " + em.dose->Text() + ", no dose found"});
+    if (hit) parts.push_back({"dose", cw.dose, true, true, Cat({"expected ", em.dose->Text(), ", found ", hit->Text()})});
+    else if (m.dose) parts.push_back({"dose", cw.dose, false, true, Cat({"expected ", em.dose->Text(), ", found ", m.dose->Text()})});
+    else parts.push_back({"dose", cw.dose, false, false, Cat({"expected ", em.dose->Text(), ", no dose found"})});
   }
   if (!em.frequency) {
     parts.push_back({"frequency", cw.frequency, true, false, "no frequency expected"});
   } else {
     bool ok = FrequencyMatches(*em.frequency, m.frequency);
     bool given = m.frequency.per_day || m.frequency.prn;
-    std::string found = given ? "\"" + m.frequency.text + "\" (" + PerDayText(m.frequency) + ")" : std::string("no frequency");
+    std::string found = given ? Cat({"\"", m.frequency.text, "\" (", PerDayText(m.frequency), ")"}) : std::string("no frequency");
     parts.push_back({"frequency", cw.frequency, ok, given,
-                     "expected \"" + em.frequency->text + "\" (" + PerDayText(*em.frequency) + "), found " + found});
+                     Cat({"expected \"", em.frequency->text, "\" (", PerDayText(*em.frequency), "), found ", found})});
   }
   // route and action: always compared, scored only when the trial gives them credit
   if (!em.route) parts.push_back({"route", cw.route, true, false, "no route expected"});
   else parts.push_back({"route", cw.route, m.route && *m.route == *em.route, m.route.has_value(),
-                        "expected " + *em.route + ", found " + (m.route ? *m.route : std::string("no route"))});
+                        Cat({"expected ", *em.route, ", found ", m.route ? std::string_view(*m.route) : "no route"})});
   if (!em.action) parts.push_back({"action", cw.action, true, false, "no action expected"});
   else parts.push_back({"action", cw.action, m.action && *m.action == *em.action, m.action.has_value(),
-                         "expected " + *em.action + ", found " + (m.action ? *m.action : std::string("no action"))});
+                         Cat({"expected ", *em.action, ", found ", m.action ? std::string_view(*m.action) : "no action"})});
   return parts;
 }
 
@@ -164,7 +165,14 @@ json ExpectedMedJson(const ExpectedMed& m) {
 std::string ComparisonKey(const DrugMention& m) { return m.phantom ? "name:" + m.key.substr(8) : m.key; }
 
 bool SameDrug(const ExpectedMed& med, const DrugMention& m) {
-  return std::find(med.keys.begin(), med.keys.end(), ComparisonKey(m)) != med.keys.end();
+  // ComparisonKey(m) among the keys, compared without making it
+  const std::string_view key = m.key;
+  const std::string_view name = m.phantom ? key.substr(8) : key;
+  constexpr std::string_view kName = "name:";
+  for (std::string_view k : med.keys)
+    if (m.phantom ? k.starts_with(kName) && k.substr(kName.size()) == name : k == key)
+      return true;
+  return false;
 }
 
 MedResult ScoreMed(const ExpectedMed& em, const Credit& cw, const AnalyzedText& note, DrugValidator& validator) {

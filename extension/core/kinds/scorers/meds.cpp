@@ -66,6 +66,10 @@ std::vector<MedCheck> Checks(const ExpectedMed& em, const Credit& cw, const Drug
 
 }  // namespace
 
+// A phantom mention's key is "phantom:<word>" (extract.cpp); it compares as the key an expected
+// medication the terminology does not know gets, "name:<words>" (ResolveDrugName).
+constexpr std::string_view kPhantomPrefix = "phantom:", kNamePrefix = "name:";
+
 void ResolveDrugName(const std::string& name, const Terminology& terminology, std::vector<std::string>& keys,
                      std::string* drug, std::string* rxcui, bool* known) {
   if (auto m = terminology.Lookup(name); m && m->kind != MatchKind::kApproximate) {
@@ -77,7 +81,7 @@ void ResolveDrugName(const std::string& name, const Terminology& terminology, st
     }
     if (known) *known = true;
   } else {
-    keys.push_back("name:" + NormalizePhrase(name));
+    keys.push_back(Cat({kNamePrefix, NormalizePhrase(name)}));
     if (drug && drug->empty()) *drug = NormalizePhrase(name);
   }
 }
@@ -162,15 +166,16 @@ json ExpectedMedJson(const ExpectedMed& m) {
   return j;
 }
 
-std::string ComparisonKey(const DrugMention& m) { return m.phantom ? "name:" + m.key.substr(8) : m.key; }
+std::string ComparisonKey(const DrugMention& m) {
+  return m.phantom ? Cat({kNamePrefix, std::string_view(m.key).substr(kPhantomPrefix.size())}) : m.key;
+}
 
 bool SameDrug(const ExpectedMed& med, const DrugMention& m) {
   // ComparisonKey(m) among the keys, compared without making it
   const std::string_view key = m.key;
-  const std::string_view name = m.phantom ? key.substr(8) : key;
-  constexpr std::string_view kName = "name:";
+  const std::string_view name = m.phantom ? key.substr(kPhantomPrefix.size()) : key;
   for (std::string_view k : med.keys)
-    if (m.phantom ? k.starts_with(kName) && k.substr(kName.size()) == name : k == key)
+    if (m.phantom ? k.starts_with(kNamePrefix) && k.substr(kNamePrefix.size()) == name : k == key)
       return true;
   return false;
 }

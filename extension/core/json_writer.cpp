@@ -5,6 +5,7 @@
 #include <cassert>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
@@ -25,15 +26,80 @@ struct PlainBytes {
 };
 constexpr PlainBytes kPlain;
 
-// How many bytes at the start of `s` are plain.
+// Whether all 8 bytes of `x` are plain, at once: no byte with its high bit set, none below 0x20,
+// none equal to '"' or '\\'. HasZero is the classic "does a word hold a zero byte" test; a byte
+// below 0x20 is one that borrows when 0x20 is taken from it.
+constexpr uint64_t kOnes = 0x0101010101010101ull;
+constexpr uint64_t kHighs = 0x8080808080808080ull;
+constexpr uint64_t HasZero(uint64_t x) { return (x - kOnes) & ~x & kHighs; }
+constexpr bool PlainWord(uint64_t x) {
+  return ((x & kHighs) | ((x - 0x20 * kOnes) & ~x & kHighs) | HasZero(x ^ ('"' * kOnes)) |
+          HasZero(x ^ ('\\' * kOnes))) == 0;
+}
+
+// PlainWord agrees with IsPlainByte for every byte value at every place of a word, among
+// neighbours that are plain themselves and sit at the edges of the plain range (a borrow or a
+// carry from one byte must not change the answer for another).
+constexpr bool PlainWordAgrees() {
+  constexpr unsigned char kNeighbours[] = {0x20, 0x21, 0x23, 0x5B, 0x5D, 0x61, 0x7E, 0x7F};
+  for (unsigned char fill : kNeighbours)
+    for (int place = 0; place < 8; ++place)
+      for (int c = 0; c < 256; ++c) {
+        uint64_t x = fill * kOnes;
+        x &= ~(uint64_t{0xFF} << (8 * place));
+        x |= static_cast<uint64_t>(c) << (8 * place);
+        if (PlainWord(x) != IsPlainByte(static_cast<unsigned char>(c))) return false;
+      }
+  return true;
+}
+static_assert(PlainWordAgrees());
+
+// How many bytes at the start of `s` are plain: 8 at a time, then one by one from the first word
+// that holds a byte that is not.
 size_t PlainPrefix(std::string_view s) {
   size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t x;
+    std::memcpy(&x, s.data() + i, 8);
+    if (!PlainWord(x)) break;
+  }
   while (i < s.size() && kPlain.table[static_cast<unsigned char>(s[i])]) ++i;
   return i;
 }
 
-// Whether dump() writes `s` as its own bytes between quotes.
-bool IsPlain(std::string_view s) { return PlainPrefix(s) == s.size(); }
+uint64_t Load64(const char* p) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  return x;
+}
+uint32_t Load32(const char* p) {
+  uint32_t x;
+  std::memcpy(&x, p, 4);
+  return x;
+}
+
+// Whether dump() writes `s` as its own bytes between quotes: PlainPrefix(s) == s.size(), without
+// a loop over the bytes of a short text (most keys are 3–12 bytes). Every byte is read at least
+// once, some twice: words that overlap at the end, or a word padded with spaces.
+bool IsPlain(std::string_view s) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8)
+      if (!PlainWord(Load64(p + i))) return false;
+    return PlainWord(Load64(p + n - 8));
+  }
+  uint64_t x;
+  if (n >= 4) {
+    x = Load32(p) | uint64_t{Load32(p + n - 4)} << 32;
+  } else if (n > 0) {
+    auto byte = [&](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])}; };
+    x = byte(0) | byte(n / 2) << 8 | byte(n - 1) << 16 | 0x2020202020ull << 24;
+  } else {
+    return true;
+  }
+  return PlainWord(x);
+}
 
 // What dump() writes for an ASCII control character, a quote or a backslash.
 void AppendEscape(std::string& out, unsigned char c) {
@@ -279,26 +345,22 @@ void JsonWriter::Key(std::string_view key) {
     if (c > 0) f.ordered = false;
   }
   const size_t begin = out_.size() + (f.empty ? 0 : 1);
-  if (key.size() <= kShortText) {  // ,"key": in one append, the key copied as it is checked
+  const bool plain = IsPlain(key);
+  if (plain && key.size() <= kShortText) {  // ,"key": in one append
     char buffer[kShortText + 4];
     char* p = buffer;
     if (!f.empty) *p++ = ',';
     *p++ = '"';
-    unsigned plain = 1;  // without a branch per byte
-    for (char ch : key) {
-      plain &= kPlain.table[static_cast<unsigned char>(ch)];
-      *p++ = ch;
-    }
-    if (plain) {
-      *p++ = '"';
-      *p++ = ':';
-      out_.append(buffer, static_cast<size_t>(p - buffer));
-      members_.push_back({begin, begin + 1, key.size(), true});  // the key read back from out_
-      f.empty = false;
-      return;
-    }
+    std::memcpy(p, key.data(), key.size());
+    p += key.size();
+    *p++ = '"';
+    *p++ = ':';
+    out_.append(buffer, static_cast<size_t>(p - buffer));
+    members_.push_back({begin, begin + 1, key.size(), true});  // the key read back from out_
+    f.empty = false;
+    return;
   }
-  if (!IsPlain(key)) {  // kept raw in keys_: it orders by its own bytes, not by its escapes
+  if (!plain) {  // kept raw in keys_: it orders by its own bytes, not by its escapes
     if (!f.empty) out_ += ',';
     members_.push_back({begin, keys_.size(), key.size(), false});
     keys_ += key;

@@ -109,6 +109,23 @@ TEST(JsonWriter, EveryShortByteSequenceIsWrittenAsDumpWritesIt) {
   EXPECT_GT(checked, 150000u);
 }
 
+// A key is checked a word at a time, in words that overlap or are padded for keys shorter than 8
+// bytes: each kind of byte at each place of keys of every length up to 24 (and the empty key).
+TEST(JsonWriter, EveryKindOfByteAtEachPlaceOfAKeyIsWrittenAsDumpWritesIt) {
+  const std::string specials[] = {std::string(1, '\0'), "\x1F", " ", "!", "#", "[", "]", "~", "\x7F", "\"", "\\",
+                                  "\x80", "\xC3\xA9", "\xC3", "\xFF"};
+  size_t checked = 0;
+  for (size_t length = 1; length <= 24; ++length)
+    for (const std::string& special : specials)
+      for (size_t at = 0; at < length; ++at) {
+        std::string key = std::string(at, 'a') + special + std::string(length - at - 1, 'b');
+        json object = {{key, 1}, {"", 2}, {"z", 3}};
+        ASSERT_EQ(Written(object), Dump(object)) << Dump(key);
+        ++checked;
+      }
+  EXPECT_EQ(checked, 15u * 300u);
+}
+
 TEST(JsonWriter, NumbersPrintAsTheirTypePrintsInADom) {
   const double doubles[] = {0.0,     -0.0,    0.1,    1.0,        -2.5, 100.0, 1e21, 1e-7, 5e-324, DBL_MIN,
                             DBL_MAX, -DBL_MAX, 0.30000000000000004, 0.6667, 1e300};

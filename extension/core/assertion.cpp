@@ -7,6 +7,7 @@
 // this token?) and once backward (post-triggers), so the cost is O(tokens + matches).
 #include "assertion.h"
 
+#include <cassert>
 #include <limits>
 #include <map>
 
@@ -113,17 +114,33 @@ AssertionAnalyzer::AssertionAnalyzer(const Rules& rules) {
 }
 
 std::vector<uint8_t> AssertionAnalyzer::Analyze(const TokenizedText& text, std::vector<uint32_t>* clauses,
-                                                std::vector<AssertionCue>* cues) const {
+                                                std::vector<AssertionCue>* cues,
+                                                const std::vector<uint8_t>* sentences) const {
   std::vector<uint8_t> bits(text.tokens.size(), 0);
   if (clauses) clauses->assign(text.tokens.size(), 0);
   if (cues) cues->assign(text.tokens.size(), AssertionCue{});
+  assert(!sentences || sentences->size() == text.sentence_begin.size());
   Workspace ws;
   uint32_t clause_no = 0;
   for (size_t s = 0; s < text.sentence_begin.size(); ++s) {
     size_t sb = text.sentence_begin[s], se = text.sentence_end[s];
-    if (sb < se) AnalyzeSentence(text, sb, se, ws, bits, clauses, clause_no, cues);
+    if (sb >= se) continue;
+    if (!sentences || (*sentences)[s]) {
+      AnalyzeSentence(text, sb, se, ws, bits, clauses, clause_no, cues);
+    } else if (clauses) {
+      NumberClauses(text.tokens, sb, se, *clauses, clause_no);
+    }
   }
   return bits;
+}
+
+void AssertionAnalyzer::NumberClauses(const std::vector<Token>& toks, size_t sb, size_t se,
+                                      std::vector<uint32_t>& clauses, uint32_t& clause_no) {
+  ++clause_no;
+  for (size_t k = sb; k < se; ++k) {
+    if (k > sb && IsPunct(toks[k], ';')) ++clause_no;
+    clauses[k] = clause_no;
+  }
 }
 
 void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, size_t se, Workspace& ws,
@@ -136,13 +153,7 @@ void AssertionAnalyzer::AnalyzeSentence(const TokenizedText& text, size_t sb, si
   const std::vector<PatternMatch>& matches = ws.matches;
   if (matches.empty()) {
     // No trigger, no scope and no terminator: the sentence is only numbered into clauses at ";".
-    if (clauses) {
-      ++clause_no;
-      for (size_t i = 0; i < n; ++i) {
-        if (i > 0 && IsPunct(toks[sb + i], ';')) ++clause_no;
-        (*clauses)[sb + i] = clause_no;
-      }
-    }
+    if (clauses) NumberClauses(toks, sb, se, *clauses, clause_no);
     return;
   }
   for (auto* v : {&ws.is_trigger, &ws.forward_only_end, &ws.clause_break, &ws.family_through, &ws.heading})

@@ -51,8 +51,12 @@ class AssertionAnalyzer {
   // number of every token (clauses end at sentence ends, ";" and terminators). When `cues` is
   // given it receives, for every token, the trigger that set the token's strongest bit (the
   // nearest one when several scopes cover it); only then is that bookkeeping done.
+  // With `sentences` (one flag per sentence of `text`), only the flagged sentences are read: the
+  // others keep no bits, no cues, and are numbered into clauses at ";" only. Every sentence is
+  // read alone, so a flagged sentence gets what it gets when all are read.
   std::vector<uint8_t> Analyze(const TokenizedText& text, std::vector<uint32_t>* clauses = nullptr,
-                               std::vector<AssertionCue>* cues = nullptr) const;
+                               std::vector<AssertionCue>* cues = nullptr,
+                               const std::vector<uint8_t>* sentences = nullptr) const;
   // The assertion of tokens [begin, end) given Analyze()'s bits.
   static Assertion Resolve(const std::vector<uint8_t>& bits, size_t begin, size_t end);
   // The trigger behind Resolve(bits, begin, end): the cue of the first token in the range that
@@ -89,6 +93,9 @@ class AssertionAnalyzer {
   struct Workspace;
   void AnalyzeSentence(const TokenizedText& text, size_t sb, size_t se, Workspace& ws, std::vector<uint8_t>& bits,
                        std::vector<uint32_t>* clauses, uint32_t& clause_no, std::vector<AssertionCue>* cues) const;
+  // Sentence [sb, se) numbered into clauses at ";" alone, from ++clause_no.
+  static void NumberClauses(const std::vector<Token>& toks, size_t sb, size_t se, std::vector<uint32_t>& clauses,
+                            uint32_t& clause_no);
   PhraseMatcher matcher_;
   std::vector<uint32_t> kinds_;  // matcher id -> Kind bits
 };

@@ -496,14 +496,12 @@ Parens FindParens(const TokenizedText& text) {
 // ---------------------------------------------------------------- AnalyzeText
 
 AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Terminology& terminology,
-                         const AssertionAnalyzer& assertion) {
+                         const AssertionAnalyzer& assertion, Reading reading) {
   AnalyzedText out;
   SigParser sig(rules);
   const Binding& binding = DefaultBinding();
   out.text = Analyze(input, rules.assertion.abbreviations);
   RepairSigWords(out.text, rules, sig, terminology);
-  std::vector<uint32_t> clause;
-  out.assertion_bits = assertion.Analyze(out.text, &clause);
   const auto& toks = out.text.tokens;
 
   // 1. Mentions: longest terminology match, else a phantom (unknown word + dose). A lone sig
@@ -559,6 +557,18 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
                                          toks[m.tok_end - 1].byte_end - toks[m.tok_begin].byte_begin));
     k = m.tok_end;
     found.push_back(std::move(m));
+  }
+
+  // Assertion scopes and clauses: a mention reads them in its own sentence only (its assertion,
+  // the clause of its actions, PRN and allergy cues), so for the drugs alone the sentences
+  // without a mention are left unread.
+  std::vector<uint32_t> clause;
+  if (reading == Reading::kDrugs) {
+    std::vector<uint8_t> with_mention(out.text.sentence_begin.size(), 0);
+    for (const DrugMention& m : found) with_mention[out.text.sentence_of[m.tok_begin]] = 1;
+    out.assertion_bits = assertion.Analyze(out.text, &clause, nullptr, &with_mention);
+  } else {
+    out.assertion_bits = assertion.Analyze(out.text, &clause);
   }
 
   // 2. Structure: lines and their sections, parentheticals, allergy cues.
@@ -798,6 +808,10 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
 
 AnalyzedText AnalyzeText(std::string_view text) {
   return AnalyzeText(text, DefaultRules(), DefaultTerminology(), DefaultAssertionAnalyzer());
+}
+
+std::vector<DrugMention> ExtractDrugs(std::string_view text) {
+  return AnalyzeText(text, DefaultRules(), DefaultTerminology(), DefaultAssertionAnalyzer(), Reading::kDrugs).drugs;
 }
 
 Sig ReadWholeSig(std::string_view text, const Rules& rules, const Terminology& terminology) {

@@ -50,6 +50,7 @@ struct DrugMention {
   bool on_med_list = false;
   bool in_parenthetical = false;  // inside parentheses (a gloss "(Advil)" included)
   bool gloss = false;             // a name in parentheses right after another drug's name; shares its reading
+  bool operator==(const DrugMention&) const = default;
 };
 
 // Everything the grader needs from one text, computed once.
@@ -59,11 +60,18 @@ struct AnalyzedText {
   std::vector<DrugMention> drugs;
 };
 
+// What AnalyzeText reads: all the grader needs, or only the drug mentions (extract_drugs), for
+// which assertion scopes are read only in the sentences that hold a mention (assertion_bits and
+// clauses are then empty elsewhere; the drugs are the same).
+enum class Reading { kAll, kDrugs };
+
 AnalyzedText AnalyzeText(std::string_view text, const Rules& rules, const Terminology& terminology,
-                         const AssertionAnalyzer& assertion);
+                         const AssertionAnalyzer& assertion, Reading reading = Reading::kAll);
 
 // With the compiled-in rules and terminology.
 AnalyzedText AnalyzeText(std::string_view text);
+// AnalyzeText(text).drugs, read as Reading::kDrugs: what extract_drugs(text) returns.
+std::vector<DrugMention> ExtractDrugs(std::string_view text);
 // The tokens view the text: a temporary string is refused (see Tokenize).
 template <class S, class... Rest>
   requires TemporaryString<S>

@@ -35,6 +35,7 @@ struct Dose {
   double BaseLow() const { double v = low.value_or(value); return unit == "mcg" ? v / 1000.0 : v; }
   bool IsRange() const { return low.has_value(); }
   std::string Text() const;  // "400 mg", "1-2 tablet"
+  bool operator==(const Dose&) const = default;
 };
 
 // Whether two doses state the same amount per administration: same family (and the same unit for
@@ -47,6 +48,7 @@ struct Frequency {
   bool prn = false;
   std::string text;        // the phrase as written
   size_t begin = 0, end = 0;
+  bool operator==(const Frequency&) const = default;
 };
 
 struct ActionHit {

@@ -53,6 +53,7 @@ struct TermMatch {
   MatchKind kind = MatchKind::kExact;
   int distance = 0;          // edit distance for approximate matches
   size_t token_count = 0;    // tokens consumed in free text
+  bool operator==(const TermMatch&) const = default;
 };
 
 struct IngredientInfo {

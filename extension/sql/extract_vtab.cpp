@@ -92,7 +92,7 @@ int Filter(sqlite3_vtab_cursor* cur, int, const char*, int argc, sqlite3_value**
   try {
     const unsigned char* t = sqlite3_value_text(argv[0]);
     std::string text = t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_value_bytes(argv[0]))) : "";
-    c->rows = AnalyzeText(text).drugs;
+    c->rows = ExtractDrugs(text);
     return SQLITE_OK;
   } catch (const std::bad_alloc&) {
     return SQLITE_NOMEM;

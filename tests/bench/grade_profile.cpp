@@ -10,7 +10,7 @@
 // (GradeText); with TRIAL_PREFIX, only the trials whose id starts with it. Prints the number of grades and the bytes of results written. Outside valgrind
 // it times the same rounds (wall clock, one core).
 //
-// With TRIAL_PREFIX `--extract`, profiles extract_drugs instead: AnalyzeText over every
+// With TRIAL_PREFIX `--extract`, profiles extract_drugs instead: ExtractDrugs over every
 // reference note joined into one text, as grader_bench's BM_ExtractDrugs reads it.
 #include <algorithm>
 #include <chrono>
@@ -67,10 +67,10 @@ int main(int argc, char** argv) {
       std::filesystem::path ref = "tests/fixtures/notes/" + id + "/reference.txt";
       if (std::filesystem::exists(ref)) all += ReadFile(ref) + "\n\n";
     }
-    size_t drugs = AnalyzeText(all).drugs.size();  // warm-up: the approximate-match index
+    size_t drugs = ExtractDrugs(all).size();  // warm-up: the approximate-match index
     auto start = std::chrono::steady_clock::now();
     CALLGRIND_START_INSTRUMENTATION;
-    for (int r = 0; r < rounds; ++r) drugs += AnalyzeText(all).drugs.size();
+    for (int r = 0; r < rounds; ++r) drugs += ExtractDrugs(all).size();
     CALLGRIND_STOP_INSTRUMENTATION;
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("grade_profile --extract: %d passes over %zu bytes, %zu drugs, %.1f MB/s\n", rounds, all.size(), drugs,

@@ -6,7 +6,7 @@
 // BM_TerminologyLoadAndFirstMisspelling adds the approximate index, built on first use.
 // BM_Grade/<trial>: grading each trial's reference note (tests/fixtures/notes/<id>/reference.txt)
 //   against a prepared trial, offline; items/s = grades per second on one core.
-// BM_ExtractDrugs: extract_drugs over all reference notes; bytes/s.
+// BM_ExtractDrugs: extract_drugs (ExtractDrugs) over all reference notes joined; bytes/s.
 // BM_AssertionWorstCase/<shape>/<bytes>: AssertionAnalyzer::Analyze alone over adversarial
 //   shapes (many triggers × many clause breaks, one long sentence of triggers, post-triggers,
 //   headings); the reported complexity must be O(N). BM_FindWorstCase: the same shapes through
@@ -115,8 +115,8 @@ void BM_ExtractDrugs(benchmark::State& state) {
   std::string all;
   for (const auto& [id, note] : f.notes) all += note + "\n\n";
   for (auto _ : state) {
-    AnalyzedText a = AnalyzeText(all);
-    benchmark::DoNotOptimize(a.drugs.size());
+    std::vector<DrugMention> drugs = ExtractDrugs(all);  // as extract_drugs(text) reads it
+    benchmark::DoNotOptimize(drugs.size());
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(all.size()));
   state.counters["peak_rss_mb"] = PeakRssMb();
@@ -132,8 +132,8 @@ void BM_ExtractDrugsPerNote(benchmark::State& state) {
   for (const auto& [id, note] : f.notes) bytes += static_cast<int64_t>(note.size());
   for (auto _ : state) {
     for (const auto& [id, note] : f.notes) {
-      AnalyzedText a = AnalyzeText(note);
-      benchmark::DoNotOptimize(a.drugs.size());
+      std::vector<DrugMention> drugs = ExtractDrugs(note);
+      benchmark::DoNotOptimize(drugs.size());
     }
   }
   state.SetBytesProcessed(state.iterations() * bytes);

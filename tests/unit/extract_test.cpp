@@ -2,6 +2,10 @@
 // (docs/methodology.md §1; windows as described in extract.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -721,6 +725,62 @@ TEST(ExtractBinding, MedicationListLines) {
   auto d = AnalyzeText("Discontinued medications:\n- lisinopril 20 mg daily\n\nAllergies:\n- penicillin");
   EXPECT_FALSE(d.drugs.at(0).on_med_list);
   EXPECT_FALSE(d.drugs.at(1).on_med_list);
+}
+
+
+// ---------------------------------------------------------------- extract_drugs
+
+// A mention list as a failure message shows it.
+std::string Describe(const std::vector<DrugMention>& drugs) {
+  std::string out;
+  for (const DrugMention& m : drugs)
+    out += m.mention + "@" + std::to_string(m.char_begin) + " " + m.key + " " + (m.dose ? m.dose->Text() : "-") +
+           " " + m.frequency.text + " " + Route(m) + " " + Action(m) + " assertion " +
+           std::to_string(static_cast<int>(m.assertion)) + (m.in_allergy_context ? " allergy" : "") +
+           (m.on_med_list ? " list" : "") + "\n";
+  return out;
+}
+
+// ExtractDrugs reads assertion scopes only in the sentences that hold a mention; every other
+// reading of a mention stays within its sentence, so its drugs are AnalyzeText's, field for
+// field, over every text of the fixtures (notes, claims, sigs, audio transcripts…).
+TEST(ExtractDrugs, ReadsWhatAnalyzeTextReadsOverEveryFixtureText) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator("tests/fixtures"))
+    if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 200u);
+  size_t drugs = 0, not_affirmed = 0;
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<DrugMention> all = AnalyzeText(text).drugs;
+    const std::vector<DrugMention> extracted = ExtractDrugs(text);
+    ASSERT_TRUE(extracted == all) << f << "\n" << Describe(extracted) << "against\n" << Describe(all);
+    drugs += all.size();
+    not_affirmed += static_cast<size_t>(std::count_if(all.begin(), all.end(), [](const DrugMention& m) {
+      return m.assertion != Assertion::kAffirmed;
+    }));
+  }
+  EXPECT_GT(drugs, 1000u);
+  EXPECT_GT(not_affirmed, 20u);
+}
+
+TEST(ExtractDrugs, AMentionKeepsTheScopesOfItsOwnSentenceOnly) {
+  const std::string text =
+      "No chest pain or shortness of breath. Denies taking ibuprofen 400 mg; lisinopril 10 mg daily was "
+      "stopped. Mother had a stroke. If the cough persists, start losartan 25 mg daily. Sertraline 50 mg daily.";
+  const std::vector<DrugMention> drugs = ExtractDrugs(text);
+  ASSERT_EQ(drugs.size(), 4u);
+  EXPECT_EQ(drugs[0].drug, "ibuprofen");
+  EXPECT_EQ(drugs[0].assertion, Assertion::kNegated);
+  EXPECT_EQ(drugs[1].drug, "lisinopril");
+  EXPECT_EQ(drugs[1].action, std::optional<std::string>("stop"));
+  EXPECT_EQ(drugs[2].drug, "losartan");
+  EXPECT_EQ(drugs[2].assertion, Assertion::kHypothetical);
+  EXPECT_EQ(drugs[3].drug, "sertraline");
+  EXPECT_EQ(drugs[3].assertion, Assertion::kAffirmed);
+  EXPECT_TRUE(drugs == AnalyzeText(text).drugs) << Describe(drugs);
 }
 
 }  // namespace

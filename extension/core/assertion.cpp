@@ -124,12 +124,7 @@ std::vector<uint8_t> AssertionAnalyzer::Analyze(const TokenizedText& text, std::
   uint32_t clause_no = 0;
   for (size_t s = 0; s < text.sentence_begin.size(); ++s) {
     size_t sb = text.sentence_begin[s], se = text.sentence_end[s];
-    if (sb >= se) continue;
-    if (!sentences || (*sentences)[s]) {
-      AnalyzeSentence(text, sb, se, ws, bits, clauses, clause_no, cues);
-    } else if (clauses) {
-      NumberClauses(text.tokens, sb, se, *clauses, clause_no);
-    }
+    if (sb < se && (!sentences || (*sentences)[s])) AnalyzeSentence(text, sb, se, ws, bits, clauses, clause_no, cues);
   }
   return bits;
 }

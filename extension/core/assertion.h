@@ -52,8 +52,9 @@ class AssertionAnalyzer {
   // given it receives, for every token, the trigger that set the token's strongest bit (the
   // nearest one when several scopes cover it); only then is that bookkeeping done.
   // With `sentences` (one flag per sentence of `text`), only the flagged sentences are read: the
-  // others keep no bits, no cues, and are numbered into clauses at ";" only. Every sentence is
-  // read alone, so a flagged sentence gets what it gets when all are read.
+  // others keep no bits, no cues and clause 0. Every sentence is read alone, so a flagged
+  // sentence gets the bits and cues it gets when all are read, and its clauses are numbered
+  // apart from every other sentence's (the numbers themselves may differ).
   std::vector<uint8_t> Analyze(const TokenizedText& text, std::vector<uint32_t>* clauses = nullptr,
                                std::vector<AssertionCue>* cues = nullptr,
                                const std::vector<uint8_t>* sentences = nullptr) const;

@@ -242,7 +242,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
     if (!candidate) continue;
     // RepairWord (remembered) leaves nearly every word alone; a drug name is looked for only in
     // a word it would repair.
-    SigParser::WordRepair word = sig.RepairWord(t.norm);
+    SigParser::WordRepair word = sig.RepairWord(t.norm, NormHash(t));
     if (word.respelled.empty() && word.pieces.empty()) continue;
     if (terminology.MatchTokens(toks, k, k + 1)) continue;
     if (!word.respelled.empty()) {
@@ -473,19 +473,30 @@ Parens FindParens(const TokenizedText& text) {
   p.open_of.assign(toks.size(), kNone);
   p.close_of.assign(toks.size(), kNone);
   std::vector<size_t> stack;
+  size_t inside = kNone;  // stack.back(), or kNone
   for (size_t k = 0; k < toks.size(); ++k) {
-    if (k > 0 && text.sentence_of[k] != text.sentence_of[k - 1]) {
+    if (!stack.empty() && text.sentence_of[k] != text.sentence_of[k - 1]) {  // a sentence closes them all
       for (size_t o : stack) p.close_of[o] = k;
       stack.clear();
+      inside = kNone;
     }
-    if (IsPunct(toks[k], ')') && !stack.empty()) {
-      p.close_of[stack.back()] = k;
-      stack.pop_back();
-      p.open_of[k] = stack.empty() ? kNone : stack.back();
-      continue;
+    const Token& t = toks[k];
+    if (t.kind == TokenKind::kPunct && t.norm.size() == 1) {
+      if (t.norm[0] == ')' && inside != kNone) {
+        p.close_of[inside] = k;
+        stack.pop_back();
+        inside = stack.empty() ? kNone : stack.back();
+        p.open_of[k] = inside;
+        continue;
+      }
+      if (t.norm[0] == '(') {
+        p.open_of[k] = inside;
+        stack.push_back(k);
+        inside = k;
+        continue;
+      }
     }
-    p.open_of[k] = stack.empty() ? kNone : stack.back();
-    if (IsPunct(toks[k], '(')) stack.push_back(k);
+    if (inside != kNone) p.open_of[k] = inside;
   }
   for (size_t o : stack) p.close_of[o] = toks.size();
   return p;

@@ -61,8 +61,8 @@ struct AnalyzedText {
 };
 
 // What AnalyzeText reads: all the grader needs, or only the drug mentions (extract_drugs), for
-// which assertion scopes are read only in the sentences that hold a mention (assertion_bits and
-// clauses are then empty elsewhere; the drugs are the same).
+// which assertion scopes are read only in the sentences that hold a mention (assertion_bits are
+// then 0 elsewhere; the drugs are the same).
 enum class Reading { kAll, kDrugs };
 
 AnalyzedText AnalyzeText(std::string_view text, const Rules& rules, const Terminology& terminology,

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -692,8 +693,8 @@ std::string SigParser::CorrectSpelling(std::string_view word) const {
   return found;
 }
 
-SigParser::WordRepair SigParser::RepairWord(std::string_view word) const {
-  uint64_t hash = HashWord(word);
+SigParser::WordRepair SigParser::RepairWord(std::string_view word, uint64_t hash) const {
+  assert(hash == HashWord(word));
   {
     std::shared_lock<std::shared_mutex> reading(grammar_.repair_mu);
     if (const WordRepair* known = grammar_.repairs.find(word, hash)) return *known;

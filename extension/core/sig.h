@@ -119,7 +119,9 @@ class SigParser {
     std::string respelled;
     std::vector<std::string> pieces;
   };
-  WordRepair RepairWord(std::string_view word) const;
+  WordRepair RepairWord(std::string_view word) const { return RepairWord(word, HashWord(word)); }
+  // The same, with the word's HashWord already known (a token's norm_hash).
+  WordRepair RepairWord(std::string_view word, uint64_t hash) const;
 
  private:
   struct Quantity {

@@ -315,8 +315,7 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
     // word by word from the first word's norm_hash), idx[n - 1] its last token
     size_t idx[kMaxNameWords + 1], ends[kMaxNameWords + 1];
     uint64_t hashes[kMaxNameWords + 1];
-    size_t words = 0;
-    std::string joined;
+    size_t words = 0, length = 0;
     uint64_t hash = 0;
     for (size_t p = k; p < limit && words < *longest && words <= kMaxNameWords; ++p) {
       const Token& t = toks[p];
@@ -324,17 +323,25 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
         if (t.norm == "-" && words > 0) continue;
         break;
       }
-      if (!joined.empty()) joined += ' ';
-      joined += t.norm;
+      length += (words > 0 ? 1 : 0) + t.norm.size();
       hash = words == 0 ? NormHash(t) : HashWordAppend(HashWordStep(hash, ' '), t.norm);
       idx[words] = p;
-      ends[words] = joined.size();
+      ends[words] = length;
       hashes[words] = hash;
       ++words;
     }
+    // The words joined by spaces, written only when a name's hash may be a preferred name's.
+    std::string joined;
     for (size_t n = words; n > 0; --n) {
-      std::string_view name = std::string_view(joined).substr(0, ends[n - 1]);
       if (!preferred_bits_.MayHold(hashes[n - 1])) continue;
+      if (joined.empty()) {
+        joined.reserve(length);
+        for (size_t w = 0; w < words; ++w) {
+          if (w > 0) joined += ' ';
+          joined += toks[idx[w]].norm;
+        }
+      }
+      std::string_view name = std::string_view(joined).substr(0, ends[n - 1]);
       const uint32_t* preferred = preferred_.find(name, hashes[n - 1]);
       if (!preferred) continue;
       size_t end = idx[n - 1] + 1;

@@ -19,7 +19,13 @@
 namespace scribe {
 namespace {
 
-constexpr bool IsAsciiAlpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+// 'A'-'Z' and 'a'-'z' are the bytes that setting bit 0x20 takes into 'a'-'z': one compare.
+constexpr bool IsAsciiAlpha(unsigned char c) { return static_cast<unsigned char>((c | 0x20) - 'a') < 26; }
+static_assert([] {
+  for (int c = 0; c < 256; ++c)
+    if (IsAsciiAlpha(static_cast<unsigned char>(c)) != ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return false;
+  return true;
+}());
 constexpr bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 // Length of the UTF-8 sequence starting at s[i]; 1 for an invalid byte.
@@ -203,16 +209,22 @@ TokenList Tokenize(std::string_view text) {
     size_t b0 = i;
     uint32_t c0 = chars;
     if (cls == CharClass::kLetter) {
-      bool caps = true, any_upper = false, curly_apostrophe = false, letters_only = true;
+      bool curly_apostrophe = false, letters_only = true;
       bool first_upper = text[i] >= 'A' && text[i] <= 'Z';
+      // Bit 0x20 of an ASCII letter is set in lower case: OR-ed over the letters, and over their
+      // complements, they say whether any letter was lower (or upper) case, without a branch.
+      unsigned lower_seen = 0, upper_seen = 0;
       uint64_t hash = kFnvOffset;  // of the norm, as the word is read
       while (i < text.size()) {
-        if (unsigned char b = text[i]; IsAsciiAlpha(b)) {  // most of a word: no apostrophe to weigh
-          if (b >= 'a') caps = false; else any_upper = true;
+        // most of a word: a run of ASCII letters, no apostrophe to weigh, one character each
+        const size_t run = i;
+        for (unsigned char b; i < text.size() && IsAsciiAlpha(b = static_cast<unsigned char>(text[i])); ++i) {
+          lower_seen |= b;
+          upper_seen |= ~b;
           hash = FnvStep(hash, b | 0x20);  // lower case
-          ++i; ++chars;
-          continue;
         }
+        chars += static_cast<uint32_t>(i - run);
+        if (i >= text.size()) break;
         size_t m = 0;
         uint32_t c = 0;
         CharClass k = ClassAt(text, i, m, c);
@@ -229,6 +241,7 @@ TokenList Tokenize(std::string_view text) {
         }
         i += m; ++chars;
       }
+      const bool caps = !(lower_seen & 0x20), any_upper = (upper_seen & 0x20) != 0;
       Token& t = push(TokenKind::kWord, b0, i, c0, chars);
       if (!any_upper && !curly_apostrophe) {  // written as its norm: the text's own bytes
         t.norm = t.raw;

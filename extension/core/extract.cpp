@@ -217,10 +217,10 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
   };
   std::vector<Repair> repairs;
   size_t added = 0;  // tokens the splits add
-  for (size_t k = 0; k < toks.size(); ++k) {
+  for (size_t k = 0, count = toks.size(); k < count; ++k) {
     const Token& t = toks[k];
     // "T.I.D", "Q.O.D": the tokenizer joins "T.I." and leaves "D"; the whole is one sig word
-    if (t.kind == TokenKind::kWord && k + 1 < toks.size() && toks[k + 1].kind == TokenKind::kWord &&
+    if (t.kind == TokenKind::kWord && k + 1 < count && toks[k + 1].kind == TokenKind::kWord &&
         toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end && t.raw.find('.') != std::string_view::npos &&
         sig.IsSigWord(std::string(t.norm).append(toks[k + 1].norm))) {
       repairs.push_back({Repair::kJoin, k, {}, {}});
@@ -378,8 +378,9 @@ struct Line {
 
 std::vector<Line> Lines(const TokenizedText& text) {
   const auto& toks = text.tokens;
+  const size_t n = toks.size();
   std::vector<Line> lines;
-  for (size_t k = 0; k < toks.size(); ++k) {
+  for (size_t k = 0; k < n; ++k) {
     if (k == 0 || toks[k].line_start) {
       if (!lines.empty()) lines.back().end = k;
       Line l;
@@ -391,7 +392,7 @@ std::vector<Line> Lines(const TokenizedText& text) {
       lines.push_back(l);
     }
   }
-  if (!lines.empty()) lines.back().end = toks.size();
+  if (!lines.empty()) lines.back().end = n;
   for (Line& l : lines) {
     l.content = l.begin;
     if (l.begin < l.end) {
@@ -470,11 +471,12 @@ struct Parens {
 Parens FindParens(const TokenizedText& text) {
   const auto& toks = text.tokens;
   Parens p;
-  p.open_of.assign(toks.size(), kNone);
-  p.close_of.assign(toks.size(), kNone);
+  const size_t n = toks.size();  // read once: the loop's calls and stores would have it read again
+  p.open_of.assign(n, kNone);
+  p.close_of.assign(n, kNone);
   std::vector<size_t> stack;
   size_t inside = kNone;  // stack.back(), or kNone
-  for (size_t k = 0; k < toks.size(); ++k) {
+  for (size_t k = 0; k < n; ++k) {
     if (!stack.empty() && text.sentence_of[k] != text.sentence_of[k - 1]) {  // a sentence closes them all
       for (size_t o : stack) p.close_of[o] = k;
       stack.clear();
@@ -498,7 +500,7 @@ Parens FindParens(const TokenizedText& text) {
     }
     if (inside != kNone) p.open_of[k] = inside;
   }
-  for (size_t o : stack) p.close_of[o] = toks.size();
+  for (size_t o : stack) p.close_of[o] = n;
   return p;
 }
 
@@ -521,7 +523,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
   // A mention is several hundred bytes: growing the vector moves them all. Room for a note's
   // mentions, and at most 64 held per grading thread for a long text.
   found.reserve(std::min<size_t>(toks.size() / 16 + 8, 64));
-  for (size_t k = 0; k < toks.size();) {
+  for (size_t k = 0, count = toks.size(); k < count;) {
     size_t sentence_end = out.text.sentence_end[out.text.sentence_of[k]];
     size_t sentence_begin = out.text.sentence_begin[out.text.sentence_of[k]];
     if (toks[k].kind != TokenKind::kWord) { ++k; continue; }

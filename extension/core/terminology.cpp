@@ -236,16 +236,20 @@ void Terminology::BuildApproximateIndex() {
 }
 
 std::optional<TermMatch> Terminology::Approximate(std::string_view word_in) const {
-  std::string word = Lower(word_in);
+  // The word in lower case: a token's norm already is, and is read in place.
+  std::string lowered;
+  std::string_view word = word_in;
+  if (std::any_of(word_in.begin(), word_in.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) word = lowered = Lower(word_in);
   if (ApproximateMaxDistance(word.size()) == 0 || !AllLetters(word)) return std::nullopt;
+  const uint64_t hash = HashWord(word);
   {
-    std::lock_guard<std::mutex> lock(memo_->mu);
-    if (auto it = memo_->answers.find(word); it != memo_->answers.end()) return it->second;
+    std::shared_lock<std::shared_mutex> reading(memo_->mu);
+    if (const std::optional<TermMatch>* known = memo_->answers.find(word, hash)) return *known;
   }
-  std::optional<TermMatch> answer = ApproximateUncached(word);
-  std::lock_guard<std::mutex> lock(memo_->mu);
-  if (memo_->answers.size() >= 100000) memo_->answers.clear();
-  memo_->answers.emplace(word, answer);
+  std::optional<TermMatch> answer = ApproximateUncached(std::string(word));
+  std::unique_lock<std::shared_mutex> writing(memo_->mu);
+  if (memo_->answers.size() >= kApproximateMemoWords) memo_->answers.clear();
+  memo_->answers[word] = answer;
   return answer;
 }
 

@@ -164,9 +164,10 @@ class Terminology {
   std::string version_, release_date_;
   // Memo of approximate answers: notes repeat their vocabulary, and the answer for a word
   // never changes. Bounded; cleared when full.
+  static constexpr size_t kApproximateMemoWords = 100000;
   struct ApproximateMemo {
-    std::mutex mu;
-    std::unordered_map<std::string, std::optional<TermMatch>> answers;
+    std::shared_mutex mu;
+    WordTable<std::optional<TermMatch>> answers;
   };
   std::unique_ptr<ApproximateMemo> memo_ = std::make_unique<ApproximateMemo>();
   std::optional<TermMatch> ApproximateUncached(const std::string& word) const;

@@ -316,14 +316,15 @@ TokenList Tokenize(std::string_view text) {
   // ("b.i.d.", "p.o.", "q.h.s.", "a.m.", "e.g."). Single-letter groups only, or two letters.
   // In place: `w` trails `k`, and a joined group only reads tokens at or after `k`; the tokens
   // between two groups move as one range.
+  const size_t count = out.size();  // read once: the loop writes tokens, not the vector
   size_t w = 0, from = 0;  // out[from, k) are kept, and go to w
   auto keep_to = [&](size_t end) {
     if (w != from) std::copy(out.begin() + from, out.begin() + end, out.begin() + w);
     w += end - from;
   };
-  for (size_t k = 0; k < out.size();) {
+  for (size_t k = 0; k < count;) {
     // Most tokens open no group: not a word of one or two letters with a "." right after it.
-    if (!(k + 1 < out.size() && out[k].kind == TokenKind::kWord && out[k].norm.size() <= 2 &&
+    if (!(k + 1 < count && out[k].kind == TokenKind::kWord && out[k].norm.size() <= 2 &&
           out[k + 1].kind == TokenKind::kPunct && out[k + 1].byte_begin == out[k].byte_end && out[k + 1].norm == ".")) {
       ++k;
       continue;
@@ -332,7 +333,7 @@ TokenList Tokenize(std::string_view text) {
     std::string acc;
     int groups = 0;
     bool letters_only = true;
-    while (j + 1 < out.size() && out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
+    while (j + 1 < count && out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
            out[j + 1].kind == TokenKind::kPunct && out[j + 1].norm == "." &&
            out[j + 1].byte_begin == out[j].byte_end &&
            (groups == 0 || out[j].byte_begin == out[j - 1].byte_end)) {
@@ -340,12 +341,12 @@ TokenList Tokenize(std::string_view text) {
       letters_only = letters_only && out[j].letters_only;
       ++groups;
       j += 2;
-      if (j < out.size() && !(out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
+      if (j < count && !(out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
                               out[j].byte_begin == out[j - 1].byte_end))
         break;
     }
     // "q.8h" style is rare; require two groups, or a trailing group without its dot ("p.o").
-    if (groups == 1 && j < out.size() && out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
+    if (groups == 1 && j < count && out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
         out[j].byte_begin == out[j - 1].byte_end) {
       acc += out[j].norm;
       letters_only = letters_only && out[j].letters_only;
@@ -368,7 +369,7 @@ TokenList Tokenize(std::string_view text) {
     out[w++] = t;
     k = from = j;
   }
-  keep_to(out.size());
+  keep_to(count);
   out.resize(w);
   // Texts repeat their words, and so do the texts a process grades: the process remembers the
   // words it has folded (FoldWord is a pure function of the word), up to kFoldMemoWords (about
@@ -388,7 +389,7 @@ TokenList Tokenize(std::string_view text) {
   std::vector<size_t> missed;
   {
     std::shared_lock<std::shared_mutex> reading(memo.mu);
-    for (size_t k = 0; k < out.size(); ++k) {
+    for (size_t k = 0, n = out.size(); k < n; ++k) {
       Token& t = out[k];
       if (t.kind != TokenKind::kWord) {
         t.folded = t.norm;
@@ -437,7 +438,7 @@ TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abb
   auto is_abbrev = [&](std::string_view w) {
     return std::find(abbreviations.begin(), abbreviations.end(), w) != abbreviations.end();
   };
-  for (size_t k = 0; k < toks.size(); ++k) {
+  for (size_t k = 0, count = toks.size(); k < count; ++k) {
     bool brk = false;
     if (k > 0) {
       const Token& prev = toks[k - 1];

@@ -161,6 +161,21 @@ TEST(Lookup, ApproximateDistanceOne) {
   }
 }
 
+// Answers are remembered under the lower-case word: asked again, in any case, the same answer.
+TEST(Lookup, ApproximateAnswersAreRememberedUnderTheLowerCaseWord) {
+  for (int round = 0; round < 2; ++round) {
+    for (const char* w : {"sertaline", "SERTALINE", "Sertaline"}) {
+      auto m = T().Approximate(w);
+      ASSERT_TRUE(m) << w << " round " << round;
+      EXPECT_EQ(m->kind, MatchKind::kApproximate) << w;
+      EXPECT_EQ(m->distance, 1) << w;
+      EXPECT_EQ(T().IngredientKey(m->concept_id), "36437") << w;
+    }
+    for (const char* w : {"sertal1ne", "serta-line", "s\xC3\xA9rtaline", "nertraline", "metfrmn", ""})
+      EXPECT_FALSE(T().Approximate(w)) << w << " round " << round;
+  }
+}
+
 TEST(Lookup, ApproximateDistanceTwoForLongWords) {
   // "atrvastatn" (10 letters) is two deletions from atorvastatin
   auto m = T().Lookup("atrvastatn");

@@ -211,16 +211,16 @@ TokenList Tokenize(std::string_view text) {
     if (cls == CharClass::kLetter) {
       bool curly_apostrophe = false, letters_only = true;
       bool first_upper = text[i] >= 'A' && text[i] <= 'Z';
-      // Bit 0x20 of an ASCII letter is set in lower case: OR-ed over the letters, and over their
-      // complements, they say whether any letter was lower (or upper) case, without a branch.
-      unsigned lower_seen = 0, upper_seen = 0;
+      // Bit 0x20 of an ASCII letter is set in lower case: OR-ed over the letters it says whether
+      // any was lower case, AND-ed whether all were (none upper case), without a branch.
+      unsigned lower_seen = 0, all_lower = 0x20;
       uint64_t hash = kFnvOffset;  // of the norm, as the word is read
       while (i < text.size()) {
         // most of a word: a run of ASCII letters, no apostrophe to weigh, one character each
         const size_t run = i;
         for (unsigned char b; i < text.size() && IsAsciiAlpha(b = static_cast<unsigned char>(text[i])); ++i) {
           lower_seen |= b;
-          upper_seen |= ~b;
+          all_lower &= b;
           hash = FnvStep(hash, b | 0x20);  // lower case
         }
         chars += static_cast<uint32_t>(i - run);
@@ -241,7 +241,7 @@ TokenList Tokenize(std::string_view text) {
         }
         i += m; ++chars;
       }
-      const bool caps = !(lower_seen & 0x20), any_upper = (upper_seen & 0x20) != 0;
+      const bool caps = !(lower_seen & 0x20), any_upper = !(all_lower & 0x20);
       Token& t = push(TokenKind::kWord, b0, i, c0, chars);
       if (!any_upper && !curly_apostrophe) {  // written as its norm: the text's own bytes
         t.norm = t.raw;

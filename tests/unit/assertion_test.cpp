@@ -77,6 +77,28 @@ TEST(Assertion, SentencesWithoutTriggersNumberTheirClauses) {
   EXPECT_EQ(cues, expected);
 }
 
+// Only the sentences asked for are read (extract_drugs reads those with a drug in them): they get
+// the bits and cues of a full reading, and clauses numbered apart; the others nothing, clause 0.
+TEST(Assertion, OnlyTheSentencesAskedForAreRead) {
+  TokenizedText tt = Analyze("Sertraline 50 mg daily; lisinopril 10 mg. No rash; fever.", DefaultRules().assertion.abbreviations);
+  ASSERT_EQ(tt.sentence_begin.size(), 2u);
+  std::vector<uint32_t> clauses;
+  std::vector<AssertionCue> cues;
+  const std::vector<uint8_t> second_only = {0, 1};
+  std::vector<uint8_t> bits = DefaultAssertionAnalyzer().Analyze(tt, &clauses, &cues, &second_only);
+  EXPECT_EQ(clauses, (std::vector<uint32_t>{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 2, 2}));
+  EXPECT_EQ(bits, (std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0, 0, 0, kBitTrigger, kBitNegated, 0, 0, 0}));
+  std::vector<AssertionCue> expected(14);
+  expected[10] = AssertionCue{9, 10};
+  EXPECT_EQ(cues, expected);
+
+  const std::vector<uint8_t> first_only = {1, 0};
+  bits = DefaultAssertionAnalyzer().Analyze(tt, &clauses, &cues, &first_only);
+  EXPECT_EQ(clauses, (std::vector<uint32_t>{1, 1, 1, 1, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(bits, std::vector<uint8_t>(14, 0));
+  EXPECT_EQ(cues, std::vector<AssertionCue>(14));
+}
+
 TEST(Assertion, PlainStatementIsAffirmed) {
   EXPECT_EQ(Of("Patient has chest pain.", "chest pain"), "affirmed");
   EXPECT_EQ(Of("", "x"), "(phrase not found)");

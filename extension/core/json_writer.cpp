@@ -54,19 +54,6 @@ constexpr bool PlainWordAgrees() {
 }
 static_assert(PlainWordAgrees());
 
-// How many bytes at the start of `s` are plain: 8 at a time, then one by one from the first word
-// that holds a byte that is not.
-size_t PlainPrefix(std::string_view s) {
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t x;
-    std::memcpy(&x, s.data() + i, 8);
-    if (!PlainWord(x)) break;
-  }
-  while (i < s.size() && kPlain.table[static_cast<unsigned char>(s[i])]) ++i;
-  return i;
-}
-
 uint64_t Load64(const char* p) {
   uint64_t x;
   std::memcpy(&x, p, 8);
@@ -76,6 +63,15 @@ uint32_t Load32(const char* p) {
   uint32_t x;
   std::memcpy(&x, p, 4);
   return x;
+}
+
+// How many bytes at the start of `s` are plain: 8 at a time, then one by one from the first word
+// that holds a byte that is not.
+size_t PlainPrefix(std::string_view s) {
+  size_t i = 0;
+  while (i + 8 <= s.size() && PlainWord(Load64(s.data() + i))) i += 8;
+  while (i < s.size() && kPlain.table[static_cast<unsigned char>(s[i])]) ++i;
+  return i;
 }
 
 // Whether dump() writes `s` as its own bytes between quotes: PlainPrefix(s) == s.size(), without

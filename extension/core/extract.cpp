@@ -562,7 +562,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       m.phantom = true;
       m.tok_begin = k;
       m.tok_end = k + 1;
-      m.key = std::string("phantom:").append(toks[k].norm);
+      m.key = Cat({kPhantomKeyPrefix, toks[k].norm});
     }
     m.char_begin = toks[m.tok_begin].char_begin;
     m.char_end = toks[m.tok_end - 1].char_end;

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "assertion.h"
@@ -20,6 +21,9 @@
 #include "text.h"
 
 namespace scribe {
+
+// The key of a phantom mention: this prefix, then the word as written in lower case.
+inline constexpr std::string_view kPhantomKeyPrefix = "phantom:";
 
 struct DrugMention {
   std::string mention;        // the text as written

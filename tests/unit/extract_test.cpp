@@ -727,7 +727,6 @@ TEST(ExtractBinding, MedicationListLines) {
   EXPECT_FALSE(d.drugs.at(1).on_med_list);
 }
 
-
 // ---------------------------------------------------------------- extract_drugs
 
 // A mention list as a failure message shows it.

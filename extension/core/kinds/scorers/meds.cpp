@@ -66,9 +66,9 @@ std::vector<MedCheck> Checks(const ExpectedMed& em, const Credit& cw, const Drug
 
 }  // namespace
 
-// A phantom mention's key is "phantom:<word>" (extract.cpp); it compares as the key an expected
+// A phantom mention's key (kPhantomKeyPrefix, then its word) compares as the key an expected
 // medication the terminology does not know gets, "name:<words>" (ResolveDrugName).
-constexpr std::string_view kPhantomPrefix = "phantom:", kNamePrefix = "name:";
+constexpr std::string_view kNamePrefix = "name:";
 
 void ResolveDrugName(const std::string& name, const Terminology& terminology, std::vector<std::string>& keys,
                      std::string* drug, std::string* rxcui, bool* known) {
@@ -167,13 +167,13 @@ json ExpectedMedJson(const ExpectedMed& m) {
 }
 
 std::string ComparisonKey(const DrugMention& m) {
-  return m.phantom ? Cat({kNamePrefix, std::string_view(m.key).substr(kPhantomPrefix.size())}) : m.key;
+  return m.phantom ? Cat({kNamePrefix, std::string_view(m.key).substr(kPhantomKeyPrefix.size())}) : m.key;
 }
 
 bool SameDrug(const ExpectedMed& med, const DrugMention& m) {
   // ComparisonKey(m) among the keys, compared without making it
   const std::string_view key = m.key;
-  const std::string_view name = m.phantom ? key.substr(kPhantomPrefix.size()) : key;
+  const std::string_view name = m.phantom ? key.substr(kPhantomKeyPrefix.size()) : key;
   for (std::string_view k : med.keys)
     if (m.phantom ? k.starts_with(kNamePrefix) && k.substr(kNamePrefix.size()) == name : k == key)
       return true;

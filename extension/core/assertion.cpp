@@ -27,9 +27,6 @@ int Strongest(uint8_t bits) {
   return -1;
 }
 
-// Whether t is the punctuation mark c (each mark tested for is one ASCII character).
-bool IsPunct(const Token& t, char c) { return t.kind == TokenKind::kPunct && t.norm.size() == 1 && t.norm[0] == c; }
-
 int Letters(const Token& t) {
   int n = 0;
   for (char c : t.norm) n += (c >= 'a' && c <= 'z') ? 1 : 0;
@@ -38,7 +35,7 @@ int Letters(const Token& t) {
 
 // Small words inside a title-case heading ("History of Present Illness:").
 bool IsHeadingConnector(const Token& t) {
-  if (t.kind == TokenKind::kPunct) return t.norm == "/" || t.norm == "&" || t.norm == "-";
+  if (t.kind == TokenKind::kPunct) return IsPunctOf(t, "/&-");
   if (t.kind != TokenKind::kWord || t.capitalized) return false;
   for (std::string_view w : {"of", "and", "or", "the", "to", "for", "in", "on", "with"})
     if (t.norm == w) return true;

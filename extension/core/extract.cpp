@@ -106,12 +106,9 @@ bool ContainsPhrase(const std::vector<Token>& toks, size_t b, size_t e, const st
 // ---------------------------------------------------------------- small helpers
 
 bool IsSeparator(const Token& t) {
-  if (t.kind == TokenKind::kPunct) return t.norm == "," || t.norm == ";" || t.norm == "*" || t.norm == "(" || t.norm == ")";
+  if (t.kind == TokenKind::kPunct) return IsPunctOf(t, ",;*()");
   return t.kind == TokenKind::kWord && (t.norm == "and" || t.norm == "also" || t.norm == "plus" || t.norm == "then");
 }
-
-// Whether t is the punctuation mark c (each mark tested for is one ASCII character).
-bool IsPunct(const Token& t, char c) { return t.kind == TokenKind::kPunct && t.norm.size() == 1 && t.norm[0] == c; }
 
 // The "and" of "one and a half", "1 and 1/2".
 bool InQuantity(const std::vector<Token>& toks, size_t k, const Rules& rules) {
@@ -156,7 +153,7 @@ bool IsMeasurement(const std::vector<Token>& toks, size_t begin, size_t end, siz
       auto doses = sig.FindDoses(toks, end, std::min(sentence_end, end + 4));
       if (doses.empty() || doses.front().begin != end) return true;
     }
-    if (next.kind == TokenKind::kPunct && (next.norm == ":" || next.norm == "=")) {
+    if (IsPunctOf(next, ":=")) {
       if (end + 1 < sentence_end && toks[end + 1].kind == TokenKind::kNumber) return true;
     }
   }
@@ -176,6 +173,7 @@ bool IsMeasurement(const std::vector<Token>& toks, size_t begin, size_t end, siz
 // A repaired token's words, kept in the text's arena: `norm`, folded as a plural.
 void SetWords(Token& t, std::string_view norm, WordArena& words) {
   t.norm = words.Keep(norm);
+  t.known = Token::Known::kUnread;
   t.letters_only = AllLetters(t.norm);
   std::string folded = FoldPlural(t.norm);
   t.folded = folded == t.norm ? t.norm : words.Keep(folded);
@@ -218,7 +216,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
   std::vector<Repair> repairs;
   size_t added = 0;  // tokens the splits add
   for (size_t k = 0, count = toks.size(); k < count; ++k) {
-    const Token& t = toks[k];
+    Token& t = toks[k];
     // "T.I.D", "Q.O.D": the tokenizer joins "T.I." and leaves "D"; the whole is one sig word
     if (t.kind == TokenKind::kWord && k + 1 < count && toks[k + 1].kind == TokenKind::kWord &&
         toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end && t.raw.find('.') != std::string_view::npos &&
@@ -237,7 +235,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
       }
     }
     bool candidate = t.kind == TokenKind::kWord && t.norm.size() >= 3 && t.letters_only &&
-                     (!t.capitalized || t.all_caps || t.line_start) && !terminology.IsKnownWord(t) &&
+                     (!t.capitalized || t.all_caps || t.line_start) && !terminology.ReadKnownWord(t) &&
                      !sig.IsSigWord(t) && !terminology.IsNonRxnormSubstance(t);
     if (!candidate) continue;
     // RepairWord (remembered) leaves nearly every word alone; a drug name is looked for only in
@@ -397,7 +395,7 @@ std::vector<Line> Lines(const TokenizedText& text) {
     l.content = l.begin;
     if (l.begin < l.end) {
       const Token& t = toks[l.begin];
-      if (t.kind == TokenKind::kPunct && (t.norm == "-" || t.norm == "*" || t.norm == "+")) {
+      if (IsPunctOf(t, "-*+")) {
         l.marker = true;
         l.content = l.begin + 1;
       } else if (t.kind == TokenKind::kNumber && l.begin + 1 < l.end &&
@@ -431,7 +429,7 @@ void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const Str
         heading.push_back(t.norm);
         all_caps = all_caps && t.all_caps;
         ++words;
-      } else if (!(t.kind == TokenKind::kPunct && (t.norm == "/" || t.norm == "&" || t.norm == "-"))) {
+      } else if (!IsPunctOf(t, "/&-")) {
         break;
       }
       ++k;

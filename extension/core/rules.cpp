@@ -59,7 +59,7 @@ std::vector<std::string> StringList(const YAML::Node& node, std::string_view key
 void PhraseMatcher::Add(std::string_view phrase, int id) {
   std::vector<Word> words;
   for (Token& t : Tokenize(phrase)) {
-    if (t.kind == TokenKind::kPunct && t.norm == "-") continue;
+    if (IsPunct(t, '-')) continue;
     Word w;
     if (t.kind == TokenKind::kPunct && t.norm == "#") {
       w.slot = true;

@@ -51,8 +51,6 @@ struct SigGrammar {
 namespace {
 
 bool IsWord(const Token& t, std::string_view w) { return t.kind == TokenKind::kWord && t.norm == w; }
-// Whether t is the punctuation mark c (each mark tested for is one ASCII character).
-bool IsPunct(const Token& t, char c) { return t.kind == TokenKind::kPunct && t.norm.size() == 1 && t.norm[0] == c; }
 bool Adjacent(const Token& a, const Token& b) { return a.byte_end == b.byte_begin; }
 
 bool AllLetters(std::string_view w) {
@@ -419,7 +417,7 @@ void SigParser::CombineCountsWithStrengths(const std::vector<Token>& toks, std::
     if (e < b || e - b > 3) return false;
     for (size_t k = b; k < e; ++k) {
       const Token& t = toks[k];
-      bool ok = (t.kind == TokenKind::kPunct && (t.norm == "," || t.norm == ":" || t.norm == ";" || t.norm == "-")) ||
+      bool ok = IsPunctOf(t, ",:;-") ||
                 IsDoseVerb(t) || IsWord(t, "of") || (t.kind == TokenKind::kWord && rules_.route_matcher.MatchAt(toks, k, k + 1));
       if (!ok) return false;
     }

@@ -188,10 +188,9 @@ Terminology Terminology::Load(std::string_view concepts_tsv, std::string_view sy
     for (std::string_view v : Split(f[1], '|')) if (!v.empty()) it->second.dose_forms.emplace_back(v);
     for (std::string_view v : Split(f[2], '|')) if (!v.empty()) it->second.strengths.emplace_back(v);
   });
-  t.known_words_blob_ = std::string(english_words);
-  ReadLines(t.known_words_blob_, [&](int, std::string_view line) {
+  ReadLines(english_words, [&](int, std::string_view line) {
     line = Trim(line);
-    if (!line.empty() && line.front() != '#') t.known_words_[line] = 1;
+    if (!line.empty() && line.front() != '#') t.known_words_.insert(line);
   });
   ReadLines(ambiguous_brands, [&](int, std::string_view line) {
     line = Trim(line);
@@ -324,7 +323,7 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
     for (size_t p = k; p < limit && words < *longest && words <= kMaxNameWords; ++p) {
       const Token& t = toks[p];
       if (t.kind == TokenKind::kPunct) {
-        if (t.norm == "-" && words > 0) continue;
+        if (IsPunct(t, '-') && words > 0) continue;
         break;
       }
       length += (words > 0 ? 1 : 0) + t.norm.size();

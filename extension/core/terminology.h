@@ -116,7 +116,13 @@ class Terminology {
 
   bool IsKnownWord(std::string_view lower_word) const;   // English or clinical word
   bool IsKnownWord(const Token& word) const {             // the same, by the token's norm_hash
+    if (word.known != Token::Known::kUnread) return word.known == Token::Known::kYes;
     return known_words_.contains(word.norm, NormHash(word));
+  }
+  // IsKnownWord(word), remembered in the token for the lookups that follow.
+  bool ReadKnownWord(Token& word) const {
+    if (word.known == Token::Known::kUnread) word.known = IsKnownWord(word) ? Token::Known::kYes : Token::Known::kNo;
+    return word.known == Token::Known::kYes;
   }
   bool IsNonRxnormSubstance(std::string_view normalized) const;
   bool IsNonRxnormSubstance(const Token& word) const {  // the same, by the token's norm_hash
@@ -152,8 +158,7 @@ class Terminology {
   std::string ExactIngredient(std::string_view name) const;
   StringSet ambiguous_, noise_;
   WordTable<char> non_rxnorm_;  // looked up by a token's norm_hash
-  std::string known_words_blob_;                                    // english_words.txt, owned
-  WordTable<char, std::string_view> known_words_;                   // views into the blob
+  WordSet known_words_;                                             // english_words.txt
   // Approximate index (sorted deletes), built on first use: start-up stays cheap.
   struct ApproximateIndex {
     std::once_flag once;

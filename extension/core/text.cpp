@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -165,6 +166,90 @@ char* WordArena::Allocate(size_t n) {
   return p;
 }
 
+// The slot images compare as integers; a long word's offset, size and tag are read back as the
+// halves of its image.
+static_assert(std::endian::native == std::endian::little);
+
+namespace {
+
+// The n <= 8 bytes at p as the low bytes of a word, the rest zero; inline loads that may overlap
+// (their common bytes are the same), where memcpy of a variable size is a call.
+inline uint64_t LoadUpTo8(const char* p, size_t n) {
+  auto load = [](const char* q, auto v) { std::memcpy(&v, q, sizeof v); return static_cast<uint64_t>(v); };
+  if (n >= 4) return load(p, uint32_t{}) | load(p + n - 4, uint32_t{}) << ((n - 4) * 8);
+  if (n == 0) return 0;
+  const auto byte = [&](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])} << (i * 8); };
+  return byte(0) | byte(n / 2) | byte(n - 1);
+}
+
+}  // namespace
+
+WordSet::Slot WordSet::Image(std::string_view word, uint64_t hash, uint32_t offset) {
+  Slot s;
+  if (word.size() <= kInline) {  // the bytes {size, word..., 0...}
+    const size_t n = word.size();
+    const uint64_t head = LoadUpTo8(word.data(), std::min<size_t>(n, 8));
+    const uint64_t tail = n > 8 ? LoadUpTo8(word.data() + 8, n - 8) : 0;
+    s.lo = n | head << 8;
+    s.hi = head >> 56 | tail << 8;
+  } else {
+    s.lo = kLong | (uint64_t{offset} << 32);
+    s.hi = static_cast<uint32_t>(word.size()) | (hash >> 32 << 32);
+  }
+  return s;
+}
+
+std::string_view WordSet::Word(const Slot& s) const {
+  if ((s.lo & 0xFF) == kLong) return std::string_view(long_words_).substr(s.lo >> 32, static_cast<uint32_t>(s.hi));
+  return std::string_view(reinterpret_cast<const char*>(&s) + 1, s.lo & 0xFF);
+}
+
+bool WordSet::contains(std::string_view word, uint64_t hash) const {
+  if (slots_.empty() || word.empty() || word.size() > UINT32_MAX) return false;
+  const Slot want = Image(word, hash, 0);
+  const size_t mask = slots_.size() - 1;
+  if (word.size() <= kInline) {
+    for (size_t i = Home(hash);; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.lo == want.lo && s.hi == want.hi) return true;
+      if (s.lo == 0) return false;  // an empty slot: a member's size is never 0
+    }
+  }
+  for (size_t i = Home(hash);; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.lo == 0) return false;
+    if ((s.lo & 0xFF) == kLong && s.hi == want.hi && Word(s) == word) return true;
+  }
+}
+
+void WordSet::insert(std::string_view word) {
+  if (word.empty()) return;
+  if (word.size() > UINT32_MAX || long_words_.size() + word.size() > UINT32_MAX)
+    throw std::length_error("WordSet: more than 4 GB of words");
+  const uint64_t hash = HashWord(word);
+  if (contains(word, hash)) return;
+  if ((size_ + 1) * 4 > slots_.size() * 3) {  // at most three quarters full
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
+    shift_ = 64 - std::countr_zero(slots_.size());
+    for (const Slot& s : old)
+      if (s.lo != 0) Place(s, HashWord(Word(s)));
+  }
+  uint32_t offset = 0;
+  if (word.size() > kInline) {
+    offset = static_cast<uint32_t>(long_words_.size());
+    long_words_.append(word);
+  }
+  Place(Image(word, hash, offset), hash);
+  ++size_;
+}
+
+void WordSet::Place(const Slot& s, uint64_t hash) {
+  size_t i = Home(hash);
+  while (slots_[i].lo != 0) i = (i + 1) & (slots_.size() - 1);
+  slots_[i] = s;
+}
+
 TokenList Tokenize(std::string_view text) {
   TokenList list;
   list.words = std::make_shared<WordArena>();
@@ -325,7 +410,7 @@ TokenList Tokenize(std::string_view text) {
   for (size_t k = 0; k < count;) {
     // Most tokens open no group: not a word of one or two letters with a "." right after it.
     if (!(k + 1 < count && out[k].kind == TokenKind::kWord && out[k].norm.size() <= 2 &&
-          out[k + 1].kind == TokenKind::kPunct && out[k + 1].byte_begin == out[k].byte_end && out[k + 1].norm == ".")) {
+          IsPunct(out[k + 1], '.') && out[k + 1].byte_begin == out[k].byte_end)) {
       ++k;
       continue;
     }
@@ -334,7 +419,7 @@ TokenList Tokenize(std::string_view text) {
     int groups = 0;
     bool letters_only = true;
     while (j + 1 < count && out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
-           out[j + 1].kind == TokenKind::kPunct && out[j + 1].norm == "." &&
+           IsPunct(out[j + 1], '.') &&
            out[j + 1].byte_begin == out[j].byte_end &&
            (groups == 0 || out[j].byte_begin == out[j - 1].byte_end)) {
       acc += out[j].norm;
@@ -443,7 +528,7 @@ TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abb
     if (k > 0) {
       const Token& prev = toks[k - 1];
       const Token& cur = toks[k];
-      if (prev.kind == TokenKind::kPunct && (prev.norm == "." || prev.norm == "!" || prev.norm == "?")) {
+      if (IsPunctOf(prev, ".!?")) {
         bool abbrev_before = k >= 2 && toks[k - 2].kind == TokenKind::kWord && is_abbrev(toks[k - 2].norm) &&
                              toks[k - 2].byte_end == prev.byte_begin;
         bool next_lower = (cur.kind == TokenKind::kWord && !cur.capitalized && !cur.all_caps) ||
@@ -454,11 +539,11 @@ TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abb
         // A line break ends a sentence unless the text is hard-wrapped prose: the previous line
         // does not end in punctuation and this one continues in lower case.
         bool prev_open = prev.kind == TokenKind::kWord || prev.kind == TokenKind::kNumber ||
-                         (prev.kind == TokenKind::kPunct && (prev.norm == "," || prev.norm == "-" || prev.norm == "/"));
+                         IsPunctOf(prev, ",-/");
         bool continues = cur.kind == TokenKind::kWord && !cur.capitalized && !cur.all_caps;
         brk = cur.blank_line_before || !(prev_open && continues);
       }
-      if (cur.kind == TokenKind::kPunct && cur.norm == "*") brk = true;
+      if (IsPunct(cur, '*')) brk = true;
     }
     if (brk) {
       tt.sentence_end.push_back(static_cast<uint32_t>(k));
@@ -474,7 +559,7 @@ TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abb
 std::vector<std::string> PhraseWords(std::string_view s) {
   std::vector<std::string> words;
   for (Token& t : Tokenize(s)) {
-    if (t.kind == TokenKind::kPunct && t.norm == "-") continue;
+    if (IsPunct(t, '-')) continue;
     words.emplace_back(t.norm);
   }
   return words;
@@ -492,7 +577,7 @@ std::string NormalizePhrase(std::string_view s) {
 std::string FoldedPhrase(std::string_view s) {
   std::string out;
   for (const Token& t : Tokenize(s)) {  // PhraseWords, with the folds Tokenize has made
-    if (t.kind == TokenKind::kPunct && t.norm == "-") continue;
+    if (IsPunct(t, '-')) continue;
     if (!out.empty()) out += ' ';
     if (t.kind == TokenKind::kWord) out += t.folded;
     else out += FoldWord(t.norm);

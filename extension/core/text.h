@@ -58,6 +58,10 @@ struct Token {
   bool blank_line_before = false;
   bool capitalized = false;  // first letter upper-case
   bool letters_only = false; // a word whose norm is only the letters a-z ("lisinopril", not "don't", "café")
+  // Terminology::IsKnownWord's answer, once AnalyzeText has looked it up for this norm (a lookup
+  // in a vocabulary larger than the cache, asked again when the word is matched as a drug name):
+  // kUnread until then, and again whenever the norm changes.
+  enum class Known : uint8_t { kUnread, kYes, kNo } known = Known::kUnread;
 };
 
 // What Tokenize returns: the tokens and the arena that holds their words. It reads as the vector
@@ -169,6 +173,12 @@ constexpr uint64_t HashWordAppend(uint64_t h, std::string_view more) {
   return h;
 }
 constexpr uint64_t HashWord(std::string_view s) { return HashWordAppend(kHashWordOffset, s); }
+// Whether t is the punctuation mark c, or one of `marks` (each an ASCII character): a byte
+// compare, where string_view's == is a call the compiler keeps out of line.
+inline bool IsPunct(const Token& t, char c) { return t.kind == TokenKind::kPunct && t.norm.size() == 1 && t.norm[0] == c; }
+inline bool IsPunctOf(const Token& t, std::string_view marks) {
+  return t.kind == TokenKind::kPunct && t.norm.size() == 1 && marks.find(t.norm[0]) != std::string_view::npos;
+}
 // A token's HashWord(norm) and HashWord(folded): the ones Tokenize computed, or worked out for a
 // token made elsewhere (tests) without them.
 inline uint64_t NormHash(const Token& t) { return t.norm_hash ? t.norm_hash : HashWord(t.norm); }
@@ -217,11 +227,40 @@ class WordBits {
   std::vector<uint64_t> bits_ = std::vector<uint64_t>(size_t{1} << (kBits - 6), 0);
 };
 
+// A set of words, for membership tests by a token's norm_hash, laid out for a large vocabulary
+// (the 72,000 English words) that the cache cannot hold: open addressing over 16-byte slots, each
+// holding its word's size and, for a word of up to 15 bytes (99.6 % of the vocabulary), the word
+// itself, zero-padded. A lookup compares two 8-byte halves in the slot it lands on, one cache
+// line, where a WordTable reads a slot, then an entry, then the word's bytes, each a miss.
+class WordSet {
+ public:
+  void insert(std::string_view word);  // an empty word is never a member
+  bool contains(std::string_view word, uint64_t hash) const;
+  bool contains(std::string_view word) const { return contains(word, HashWord(word)); }
+  size_t size() const { return size_; }
+
+ private:
+  static constexpr size_t kInline = 15;  // a longer word's bytes are in long_words_
+  // byte 0: the size, or kLong; bytes 1-15: the word, zero-padded. A long word's slot holds
+  // kLong, then its offset in long_words_, its size and the hash's high half.
+  struct Slot {
+    uint64_t lo = 0, hi = 0;
+  };
+  static constexpr uint8_t kLong = kInline + 1;
+  static Slot Image(std::string_view word, uint64_t hash, uint32_t offset);
+  std::string_view Word(const Slot& s) const;  // the member a slot holds
+  size_t Home(uint64_t hash) const { return static_cast<size_t>((hash * 0x9E3779B97F4A7C15ULL) >> shift_); }
+  void Place(const Slot& s, uint64_t hash);
+  std::vector<Slot> slots_;
+  std::string long_words_;
+  size_t size_ = 0;
+  int shift_ = 64;
+};
+
 // Words to values, keyed by HashWord() so that a token's precomputed norm_hash finds its entry
 // without hashing the word again: open addressing over a flat array of 8-byte slots (the hash's
 // high half and an entry index), the word itself compared only when those halves are equal.
-// Key is std::string, or std::string_view when the words outlive the table.
-template <class V, class Key = std::string>
+template <class V>
 class WordTable {
  public:
   const V* find(std::string_view word, uint64_t hash) const {
@@ -242,7 +281,7 @@ class WordTable {
     uint64_t hash = HashWord(word);
     if (const V* v = find(word, hash)) return const_cast<V&>(*v);
     if ((entries_.size() + 1) * 2 > slots_.size()) Grow();
-    entries_.emplace_back(Key(word), V());
+    entries_.emplace_back(std::string(word), V());
     size_t i = Home(hash);
     while (slots_[i].entry != 0) i = (i + 1) & (slots_.size() - 1);
     slots_[i] = Slot{Tag(hash), static_cast<uint32_t>(entries_.size())};
@@ -280,7 +319,7 @@ class WordTable {
     }
   }
   std::vector<Slot> slots_;
-  std::vector<std::pair<Key, V>> entries_;
+  std::vector<std::pair<std::string, V>> entries_;
   int shift_ = 64;
 };
 

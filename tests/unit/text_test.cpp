@@ -578,6 +578,49 @@ TEST(SameWord, IsEqualityForEveryLengthAndPosition) {
   EXPECT_EQ(differing, 820);
 }
 
+// WordSet holds exactly the words inserted, whatever their length: those of up to 15 bytes inside
+// their slots, longer ones outside; a word one byte different, one byte longer or shorter, or
+// empty is no member; growing the table keeps every member.
+TEST(WordSet, HoldsExactlyTheWordsInsertedForEveryLengthAndPosition) {
+  WordSet set;
+  std::vector<std::string> members;
+  for (size_t n = 1; n <= 40; ++n) {
+    std::string w(n, 'a');
+    for (size_t i = 0; i < n; ++i) w[i] = static_cast<char>('a' + (i * 7 + n) % 26);
+    members.push_back(w);
+    set.insert(w);
+  }
+  set.insert(members[3]);  // again: still one member
+  set.insert("");          // never a member
+  EXPECT_EQ(set.size(), 40u);
+  int tried = 0;
+  for (const std::string& w : members) {
+    EXPECT_TRUE(set.contains(w)) << w;
+    EXPECT_TRUE(set.contains(w, HashWord(w))) << w;
+    EXPECT_FALSE(set.contains(w + "x")) << w;
+    EXPECT_FALSE(set.contains(w.substr(0, w.size() - 1) + "#")) << w;
+    for (size_t i = 0; i < w.size(); ++i) {
+      std::string other = w;
+      other[i] = static_cast<char>(other[i] ^ 0x20);  // upper case: no member is
+      EXPECT_FALSE(set.contains(other)) << w << " " << i;
+      ++tried;
+    }
+  }
+  EXPECT_EQ(tried, 820);
+  EXPECT_FALSE(set.contains(""));
+  // a NUL is a byte like any other, not the padding after a word
+  EXPECT_FALSE(set.contains(members[0] + std::string(1, '\0')));
+  set.insert(std::string_view("q\0", 2));
+  EXPECT_TRUE(set.contains(std::string_view("q\0", 2)));
+  EXPECT_FALSE(set.contains("q"));
+  set.insert("q");
+  for (int i = 0; i < 5000; ++i) set.insert("word" + std::to_string(i) + std::string(i % 20, 'z'));
+  EXPECT_EQ(set.size(), 5042u);
+  for (int i = 0; i < 5000; ++i) EXPECT_TRUE(set.contains("word" + std::to_string(i) + std::string(i % 20, 'z'))) << i;
+  for (const std::string& w : members) EXPECT_TRUE(set.contains(w)) << w;
+  EXPECT_FALSE(set.contains("word5000"));
+}
+
 // WordBits holds every word added, and few others: 15,000 words in 2^18 bits, two each, answer
 // "maybe" for about (1 - e^(-30000/262144))^2 = 1.2 % of words never added.
 TEST(WordBits, HoldsEveryWordAddedAndFewOthers) {

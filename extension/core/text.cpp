@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -164,90 +163,6 @@ char* WordArena::Allocate(size_t n) {
   next_ += n;
   left_ -= n;
   return p;
-}
-
-// The slot images compare as integers; a long word's offset, size and tag are read back as the
-// halves of its image.
-static_assert(std::endian::native == std::endian::little);
-
-namespace {
-
-// The n <= 8 bytes at p as the low bytes of a word, the rest zero; inline loads that may overlap
-// (their common bytes are the same), where memcpy of a variable size is a call.
-inline uint64_t LoadUpTo8(const char* p, size_t n) {
-  auto load = [](const char* q, auto v) { std::memcpy(&v, q, sizeof v); return static_cast<uint64_t>(v); };
-  if (n >= 4) return load(p, uint32_t{}) | load(p + n - 4, uint32_t{}) << ((n - 4) * 8);
-  if (n == 0) return 0;
-  const auto byte = [&](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])} << (i * 8); };
-  return byte(0) | byte(n / 2) | byte(n - 1);
-}
-
-}  // namespace
-
-WordSet::Slot WordSet::Image(std::string_view word, uint64_t hash, uint32_t offset) {
-  Slot s;
-  if (word.size() <= kInline) {  // the bytes {size, word..., 0...}
-    const size_t n = word.size();
-    const uint64_t head = LoadUpTo8(word.data(), std::min<size_t>(n, 8));
-    const uint64_t tail = n > 8 ? LoadUpTo8(word.data() + 8, n - 8) : 0;
-    s.lo = n | head << 8;
-    s.hi = head >> 56 | tail << 8;
-  } else {
-    s.lo = kLong | (uint64_t{offset} << 32);
-    s.hi = static_cast<uint32_t>(word.size()) | (hash >> 32 << 32);
-  }
-  return s;
-}
-
-std::string_view WordSet::Word(const Slot& s) const {
-  if ((s.lo & 0xFF) == kLong) return std::string_view(long_words_).substr(s.lo >> 32, static_cast<uint32_t>(s.hi));
-  return std::string_view(reinterpret_cast<const char*>(&s) + 1, s.lo & 0xFF);
-}
-
-bool WordSet::contains(std::string_view word, uint64_t hash) const {
-  if (slots_.empty() || word.empty() || word.size() > UINT32_MAX) return false;
-  const Slot want = Image(word, hash, 0);
-  const size_t mask = slots_.size() - 1;
-  if (word.size() <= kInline) {
-    for (size_t i = Home(hash);; i = (i + 1) & mask) {
-      const Slot& s = slots_[i];
-      if (s.lo == want.lo && s.hi == want.hi) return true;
-      if (s.lo == 0) return false;  // an empty slot: a member's size is never 0
-    }
-  }
-  for (size_t i = Home(hash);; i = (i + 1) & mask) {
-    const Slot& s = slots_[i];
-    if (s.lo == 0) return false;
-    if ((s.lo & 0xFF) == kLong && s.hi == want.hi && Word(s) == word) return true;
-  }
-}
-
-void WordSet::insert(std::string_view word) {
-  if (word.empty()) return;
-  if (word.size() > UINT32_MAX || long_words_.size() + word.size() > UINT32_MAX)
-    throw std::length_error("WordSet: more than 4 GB of words");
-  const uint64_t hash = HashWord(word);
-  if (contains(word, hash)) return;
-  if ((size_ + 1) * 4 > slots_.size() * 3) {  // at most three quarters full
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
-    shift_ = 64 - std::countr_zero(slots_.size());
-    for (const Slot& s : old)
-      if (s.lo != 0) Place(s, HashWord(Word(s)));
-  }
-  uint32_t offset = 0;
-  if (word.size() > kInline) {
-    offset = static_cast<uint32_t>(long_words_.size());
-    long_words_.append(word);
-  }
-  Place(Image(word, hash, offset), hash);
-  ++size_;
-}
-
-void WordSet::Place(const Slot& s, uint64_t hash) {
-  size_t i = Home(hash);
-  while (slots_[i].lo != 0) i = (i + 1) & (slots_.size() - 1);
-  slots_[i] = s;
 }
 
 TokenList Tokenize(std::string_view text) {
@@ -457,19 +372,22 @@ TokenList Tokenize(std::string_view text) {
   keep_to(count);
   out.resize(w);
   // Texts repeat their words, and so do the texts a process grades: the process remembers the
-  // words it has folded (FoldWord is a pure function of the word), up to kFoldMemoWords (about
-  // 2 MB). One shared lock per text looks up every word; the misses are folded outside the lock
-  // and added under one exclusive lock.
+  // words it has folded (FoldWord is a pure function of the word), in a WordMap: a lookup reads
+  // one slot, the word inside it. One shared lock per text looks up every word; the misses are
+  // folded outside the lock and added under one exclusive lock.
   struct Folded {
-    std::string word;    // unused when the word folds to itself
     uint64_t hash = 0;
-    bool itself = false;
+    uint32_t offset = 0, size = 0;  // in FoldMemo::folded; offset kItself: the word folds to itself
   };
+  constexpr uint32_t kItself = UINT32_MAX;
   struct FoldMemo {
     std::shared_mutex mu;
-    WordTable<Folded> words;
+    WordMap<Folded> words;
+    std::string folded;  // the folded words that differ from their words, end to end
   };
-  constexpr size_t kFoldMemoWords = 1 << 14;
+  // Up to kFoldMemoWords words of up to kFoldMemoLongest bytes (a longer one is folded each time
+  // it is read): 1 MB of slots, and at most 2 MB of longer and folded words, whatever the texts.
+  constexpr size_t kFoldMemoWords = 1 << 14, kFoldMemoLongest = 64;
   static FoldMemo memo;
   std::vector<size_t> missed;
   {
@@ -480,7 +398,7 @@ TokenList Tokenize(std::string_view text) {
         t.folded = t.norm;
         t.folded_hash = t.norm_hash;
       } else if (const Folded* f = memo.words.find(t.norm, t.norm_hash)) {
-        t.folded = f->itself ? t.norm : words.Keep(f->word);
+        t.folded = f->offset == kItself ? t.norm : words.Keep(std::string_view(memo.folded).substr(f->offset, f->size));
         t.folded_hash = f->hash;
       } else {
         missed.push_back(k);
@@ -502,10 +420,18 @@ TokenList Tokenize(std::string_view text) {
   std::unique_lock<std::shared_mutex> writing(memo.mu);
   for (size_t k : missed) {
     const Token& t = out[k];
-    if (memo.words.find(t.norm, t.norm_hash)) continue;
-    if (memo.words.size() >= kFoldMemoWords) memo.words.clear();
-    bool itself = t.folded == t.norm;
-    memo.words[t.norm] = Folded{itself ? std::string() : std::string(t.folded), t.folded_hash, itself};
+    if (t.norm.size() > kFoldMemoLongest || memo.words.contains(t.norm, t.norm_hash)) continue;
+    if (memo.words.size() >= kFoldMemoWords) {
+      memo.words.clear();
+      memo.folded.clear();
+    }
+    Folded f{t.folded_hash, kItself, 0};
+    if (t.folded != t.norm) {
+      f.offset = static_cast<uint32_t>(memo.folded.size());
+      f.size = static_cast<uint32_t>(t.folded.size());
+      memo.folded += t.folded;
+    }
+    memo.words.insert(t.norm, t.norm_hash, f);
   }
   return list;
 }

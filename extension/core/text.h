@@ -6,11 +6,13 @@
 // rejects or mangles unicode input. Invalid UTF-8 bytes count as one code point each.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -227,34 +229,122 @@ class WordBits {
   std::vector<uint64_t> bits_ = std::vector<uint64_t>(size_t{1} << (kBits - 6), 0);
 };
 
-// A set of words, for membership tests by a token's norm_hash, laid out for a large vocabulary
-// (the 72,000 English words) that the cache cannot hold: open addressing over 16-byte slots, each
-// holding its word's size and, for a word of up to 15 bytes (99.6 % of the vocabulary), the word
-// itself, zero-padded. A lookup compares two 8-byte halves in the slot it lands on, one cache
-// line, where a WordTable reads a slot, then an entry, then the word's bytes, each a miss.
-class WordSet {
+// The n <= 8 bytes at p as the low bytes of a word, the rest zero: inline loads that may overlap
+// (their common bytes are the same), where memcpy of a variable size is a call.
+inline uint64_t LoadUpTo8(const char* p, size_t n) {
+  auto load = [](const char* q, auto v) { std::memcpy(&v, q, sizeof v); return static_cast<uint64_t>(v); };
+  if (n >= 4) return load(p, uint32_t{}) | load(p + n - 4, uint32_t{}) << ((n - 4) * 8);
+  if (n == 0) return 0;
+  const auto byte = [&](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])} << (i * 8); };
+  return byte(0) | byte(n / 2) | byte(n - 1);
+}
+
+// Words to small values (trivially copyable), keyed by HashWord(), laid out for tables the cache
+// cannot keep: open addressing over slots that hold the word's size and, for a word of up to 15
+// bytes (99.6 % of the English vocabulary), the word itself, zero-padded, beside its value. A
+// lookup compares two 8-byte halves in the slot it lands on, one cache line, where a WordTable
+// reads a slot, then an entry, then the word's bytes, each a miss. A longer word's slot holds
+// its offset in an arena, its size and its hash's high half.
+template <class V>
+class WordMap {
+  static_assert(std::is_trivially_copyable_v<V>);
+  static_assert(std::endian::native == std::endian::little);  // a key's bytes are read as integers
+
  public:
-  void insert(std::string_view word);  // an empty word is never a member
-  bool contains(std::string_view word, uint64_t hash) const;
-  bool contains(std::string_view word) const { return contains(word, HashWord(word)); }
+  const V* find(std::string_view word, uint64_t hash) const {
+    if (slots_.empty() || word.empty() || word.size() > UINT32_MAX) return nullptr;
+    const Key want = Image(word, hash, 0);
+    const size_t mask = slots_.size() - 1;
+    if (word.size() <= kInline) {
+      for (size_t i = Home(hash);; i = (i + 1) & mask) {
+        const Slot& s = slots_[i];
+        if (s.key.lo == want.lo && s.key.hi == want.hi) return &s.value;
+        if (s.key.lo == 0) return nullptr;  // an empty slot: a member's size is never 0
+      }
+    }
+    for (size_t i = Home(hash);; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.key.lo == 0) return nullptr;
+      if ((s.key.lo & 0xFF) == kLong && s.key.hi == want.hi && Word(s.key) == word) return &s.value;
+    }
+  }
+  const V* find(std::string_view word) const { return find(word, HashWord(word)); }
+  bool contains(std::string_view word, uint64_t hash) const { return find(word, hash) != nullptr; }
+  bool contains(std::string_view word) const { return find(word) != nullptr; }
+
+  // Adds word -> value; a word already held keeps its value, and an empty word is never held.
+  void insert(std::string_view word, uint64_t hash, const V& value) {
+    if (word.empty() || contains(word, hash)) return;
+    if (word.size() > UINT32_MAX || long_words_.size() + word.size() > UINT32_MAX)
+      throw std::length_error("WordMap: more than 4 GB of words");
+    if ((size_ + 1) * 4 > slots_.size() * 3) Grow();  // at most three quarters full
+    uint32_t offset = 0;
+    if (word.size() > kInline) {
+      offset = static_cast<uint32_t>(long_words_.size());
+      long_words_.append(word);
+    }
+    Place(Slot{Image(word, hash, offset), value}, hash);
+    ++size_;
+  }
+  void insert(std::string_view word, const V& value) { insert(word, HashWord(word), value); }
   size_t size() const { return size_; }
+  void clear() {
+    slots_.clear();
+    long_words_.clear();
+    size_ = 0;
+  }
 
  private:
-  static constexpr size_t kInline = 15;  // a longer word's bytes are in long_words_
-  // byte 0: the size, or kLong; bytes 1-15: the word, zero-padded. A long word's slot holds
-  // kLong, then its offset in long_words_, its size and the hash's high half.
-  struct Slot {
-    uint64_t lo = 0, hi = 0;
-  };
+  static constexpr size_t kInline = 15;
   static constexpr uint8_t kLong = kInline + 1;
-  static Slot Image(std::string_view word, uint64_t hash, uint32_t offset);
-  std::string_view Word(const Slot& s) const;  // the member a slot holds
+  struct Key {
+    uint64_t lo = 0, hi = 0;  // byte 0: the size or kLong; then the word's bytes, zero-padded
+  };
+  struct Slot {
+    Key key;
+    [[no_unique_address]] V value;
+  };
+  static Key Image(std::string_view word, uint64_t hash, uint32_t offset) {
+    const size_t n = word.size();
+    if (n > kInline) return Key{kLong | (uint64_t{offset} << 32), static_cast<uint32_t>(n) | (hash >> 32 << 32)};
+    const uint64_t head = LoadUpTo8(word.data(), std::min<size_t>(n, 8));
+    const uint64_t tail = n > 8 ? LoadUpTo8(word.data() + 8, n - 8) : 0;
+    return Key{n | head << 8, head >> 56 | tail << 8};
+  }
+  std::string_view Word(const Key& k) const {  // the word a key holds
+    if ((k.lo & 0xFF) == kLong) return std::string_view(long_words_).substr(k.lo >> 32, static_cast<uint32_t>(k.hi));
+    return std::string_view(reinterpret_cast<const char*>(&k) + 1, k.lo & 0xFF);
+  }
   size_t Home(uint64_t hash) const { return static_cast<size_t>((hash * 0x9E3779B97F4A7C15ULL) >> shift_); }
-  void Place(const Slot& s, uint64_t hash);
+  void Place(const Slot& s, uint64_t hash) {
+    size_t i = Home(hash);
+    while (slots_[i].key.lo != 0) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = s;
+  }
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
+    shift_ = 64 - std::countr_zero(slots_.size());
+    for (const Slot& s : old)
+      if (s.key.lo != 0) Place(s, HashWord(Word(s.key)));
+  }
   std::vector<Slot> slots_;
   std::string long_words_;
   size_t size_ = 0;
   int shift_ = 64;
+};
+
+// A set of words in a WordMap's layout: 16-byte slots, a word of up to 15 bytes inside its own.
+class WordSet {
+ public:
+  void insert(std::string_view word) { map_.insert(word, Member{}); }  // an empty word is never a member
+  bool contains(std::string_view word, uint64_t hash) const { return map_.contains(word, hash); }
+  bool contains(std::string_view word) const { return map_.contains(word); }
+  size_t size() const { return map_.size(); }
+
+ private:
+  struct Member {};
+  WordMap<Member> map_;
 };
 
 // Words to values, keyed by HashWord() so that a token's precomputed norm_hash finds its entry

@@ -547,6 +547,24 @@ TEST(Tokenize, WordsLiveInTheTextOrInTheArenaThatMovesWithTheList) {
   EXPECT_EQ(list[1].number, 1000);
 }
 
+// The process remembers folded words: a text read again (its words now remembered), and a word
+// longer than the memo keeps (folded each time), fold as FoldWord does.
+TEST(Tokenize, RememberedFoldsAreFoldWordsAnswers) {
+  const std::string longest(70, 'x');
+  const std::string text = "Tablets capsules inhalers " + longest + "es pxtablets " + longest + "es tablets";
+  for (int pass = 0; pass < 3; ++pass) {
+    TokenList list = Tokenize(text);
+    ASSERT_EQ(list.size(), 7u);
+    for (const Token& t : list) {
+      EXPECT_EQ(t.folded, FoldWord(t.norm)) << t.norm;
+      EXPECT_EQ(t.folded_hash, HashWord(t.folded)) << t.norm;
+    }
+    EXPECT_EQ(list[0].folded, "tablet");
+    EXPECT_EQ(list[3].folded, longest);  // 72 bytes: not remembered, folded again
+    EXPECT_EQ(list[5].folded, longest);
+  }
+}
+
 TEST(Analyze, ACopyOfAnAnalysedTextSharesItsWords) {
   const std::string text = "Lisinopril 10 MG daily.";
   std::optional<TokenizedText> original = Analyze(text, {});

@@ -145,8 +145,8 @@ class Terminology {
   // by_name_'s first (preferred) concept of each name, keyed by HashWord(name): MatchTokens hashes
   // a name of several words as it reads them, from the first word's norm_hash on, instead of
   // joining the words into a string and hashing that once per length it tries.
-  WordTable<uint32_t> preferred_;
-  WordTable<uint8_t> first_words_;                                  // first word -> longest name (words)
+  WordMap<uint32_t> preferred_;
+  WordMap<uint8_t> first_words_;                                    // first word -> longest name (words)
   WordBits preferred_bits_, first_word_bits_;                       // the keys of those two, for MatchTokens
   std::unordered_map<std::string, IngredientInfo> ingredients_;     // IN rxcui -> info
   std::unordered_map<std::string, std::string> canonical_;          // IN rxcui -> canonical IN rxcui

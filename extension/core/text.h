@@ -287,6 +287,12 @@ class WordMap {
     ++size_;
   }
   void insert(std::string_view word, const V& value) { insert(word, HashWord(word), value); }
+  // The value held for a non-empty `word`, inserted as V() when absent.
+  V& operator[](std::string_view word) {
+    const uint64_t hash = HashWord(word);
+    if (!contains(word, hash)) insert(word, hash, V());
+    return const_cast<V&>(*find(word, hash));
+  }
   size_t size() const { return size_; }
   void clear() {
     slots_.clear();

@@ -179,7 +179,10 @@ constexpr uint64_t HashWord(std::string_view s) { return HashWordAppend(kHashWor
 // compare, where string_view's == is a call the compiler keeps out of line.
 inline bool IsPunct(const Token& t, char c) { return t.kind == TokenKind::kPunct && t.norm.size() == 1 && t.norm[0] == c; }
 inline bool IsPunctOf(const Token& t, std::string_view marks) {
-  return t.kind == TokenKind::kPunct && t.norm.size() == 1 && marks.find(t.norm[0]) != std::string_view::npos;
+  if (t.kind != TokenKind::kPunct || t.norm.size() != 1) return false;
+  for (char m : marks)  // unrolled over a literal's few marks, where find() would call memchr
+    if (t.norm[0] == m) return true;
+  return false;
 }
 // A token's HashWord(norm) and HashWord(folded): the ones Tokenize computed, or worked out for a
 // token made elsewhere (tests) without them.

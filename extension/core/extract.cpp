@@ -461,44 +461,50 @@ void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const Str
 
 // ---------------------------------------------------------------- parentheses
 
+// Token indices fit 32 bits (a token's byte offsets do): half the memory of size_t to fill.
 struct Parens {
-  std::vector<size_t> open_of;  // token -> the "(" of its innermost parenthetical, or kNone
-  std::vector<size_t> close_of; // "(" token -> its ")" (or the sentence end)
+  static constexpr uint32_t kOutside = UINT32_MAX;
+  std::vector<uint32_t> open_of;  // token -> the "(" of its innermost parenthetical, or kOutside
+  std::vector<uint32_t> close_of; // "(" token -> its ")" (or the sentence end)
+  // The "(" of token k's innermost parenthetical, or kNone (also past the last token).
+  size_t Open(size_t k) const { return k < open_of.size() && open_of[k] != kOutside ? open_of[k] : kNone; }
+  size_t Close(size_t open) const { return close_of[open]; }
 };
 
 Parens FindParens(const TokenizedText& text) {
   const auto& toks = text.tokens;
   Parens p;
   const size_t n = toks.size();  // read once: the loop's calls and stores would have it read again
-  p.open_of.assign(n, kNone);
-  p.close_of.assign(n, kNone);
-  std::vector<size_t> stack;
-  size_t inside = kNone;  // stack.back(), or kNone
+  p.open_of.assign(n, Parens::kOutside);
+  p.close_of.assign(n, Parens::kOutside);
+  std::vector<uint32_t> stack;
+  uint32_t inside = Parens::kOutside;  // stack.back(), or kOutside
   for (size_t k = 0; k < n; ++k) {
+    const uint32_t at = static_cast<uint32_t>(k);
     if (!stack.empty() && text.sentence_of[k] != text.sentence_of[k - 1]) {  // a sentence closes them all
-      for (size_t o : stack) p.close_of[o] = k;
+      for (uint32_t o : stack) p.close_of[o] = at;
       stack.clear();
-      inside = kNone;
+      inside = Parens::kOutside;
     }
     const Token& t = toks[k];
     if (t.kind == TokenKind::kPunct && t.norm.size() == 1) {
-      if (t.norm[0] == ')' && inside != kNone) {
-        p.close_of[inside] = k;
+      if (t.norm[0] == ')' && inside != Parens::kOutside) {
+        p.close_of[inside] = at;
         stack.pop_back();
-        inside = stack.empty() ? kNone : stack.back();
+        inside = stack.empty() ? Parens::kOutside : stack.back();
         p.open_of[k] = inside;
         continue;
       }
       if (t.norm[0] == '(') {
         p.open_of[k] = inside;
-        stack.push_back(k);
-        inside = k;
+        stack.push_back(at);
+        inside = at;
         continue;
       }
     }
-    if (inside != kNone) p.open_of[k] = inside;
+    p.open_of[k] = inside;
   }
-  for (size_t o : stack) p.close_of[o] = n;
+  for (uint32_t o : stack) p.close_of[o] = static_cast<uint32_t>(n);
   return p;
 }
 
@@ -586,11 +592,12 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
   std::vector<Line> lines = Lines(out.text);
   const AllergyVocabulary& allergy = AllergyCues(rules);
   MarkSections(lines, out.text, allergy.cue_words);
-  std::vector<size_t> line_of(toks.size(), 0);
-  for (size_t i = 0; i < lines.size(); ++i)
-    for (size_t k = lines[i].begin; k < lines[i].end; ++k) line_of[k] = i;
+  // The line of token k: the last line to begin at or before it (the lines cover the tokens).
+  auto line_of = [&](size_t k) -> const Line& {
+    return *(std::upper_bound(lines.begin(), lines.end(), k, [](size_t k, const Line& l) { return k < l.begin; }) - 1);
+  };
   Parens parens = FindParens(out.text);
-  auto open_of = [&](size_t k) { return k < toks.size() ? parens.open_of[k] : kNone; };
+  auto open_of = [&](size_t k) { return parens.Open(k); };
   std::vector<PatternMatch> cues = allergy.cues.FindAll(toks, 0, toks.size());
   std::vector<char> in_mention(toks.size(), 0);
   for (const DrugMention& m : found)
@@ -598,7 +605,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
 
   auto cue_inside = [&](size_t open) {
     for (const PatternMatch& c : cues)
-      if (c.begin > open && c.begin < parens.close_of[open]) return true;
+      if (c.begin > open && c.begin < parens.Close(open)) return true;
     return false;
   };
   auto glue_only = [&](size_t b, size_t e, size_t own_group) {
@@ -611,7 +618,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
     return true;
   };
   auto allergy_context = [&](const DrugMention& m) {
-    const Line& l = lines[line_of[m.tok_begin]];
+    const Line& l = line_of(m.tok_begin);
     if (l.section == Line::kAllergy && m.tok_begin >= l.section_from) return true;
     size_t g = open_of(m.tok_begin);
     if (g != kNone && cue_inside(g)) return true;
@@ -681,7 +688,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
     size_t lo = sb, hi = se;
     if (group != kNone) {
       lo = group + 1;
-      hi = std::min(se, parens.close_of[group]);
+      hi = std::min(se, parens.Close(group));
     }
     size_t fwd_end = hi;
     for (size_t j = i + 1; j < n; ++j) {
@@ -809,7 +816,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
   for (size_t i = 0; i < n; ++i) {
     DrugMention& m = drugs[i];
     if (m.in_allergy_context) continue;
-    const Line& l = lines[line_of[m.tok_begin]];
+    const Line& l = line_of(m.tok_begin);
     if (l.section == Line::kAllergy || l.section == Line::kInactive) continue;
     if (l.section == Line::kMedList && m.tok_begin >= l.section_from) m.on_med_list = true;
     else if (sig_only_line(l, m.gloss ? drugs[i - 1] : m, m.gloss ? i - 1 : i)) m.on_med_list = true;

@@ -165,7 +165,61 @@ char* WordArena::Allocate(size_t n) {
   return p;
 }
 
-TokenList Tokenize(std::string_view text) {
+namespace {
+
+// Sentence bounds, decided token by token in the tokenizer's last pass over its tokens. A "."
+// "!" or "?" ends a sentence unless an abbreviation stands before it and the text goes on in
+// lower case on the same line; a line break ends one unless the text is hard-wrapped prose; a
+// "*" (a bullet) always starts one.
+class SentenceSplitter {
+ public:
+  SentenceSplitter(const std::vector<std::string>& abbreviations, TokenizedText& tt)
+      : abbreviations_(abbreviations), tt_(tt) {
+    tt_.sentence_begin.push_back(0);
+  }
+  void Begin(size_t count) { tt_.sentence_of.resize(count); }
+  void At(const std::vector<Token>& toks, size_t k) {
+    bool brk = false;
+    if (k > 0) {
+      const Token& prev = toks[k - 1];
+      const Token& cur = toks[k];
+      if (IsPunctOf(prev, ".!?")) {
+        bool abbrev_before = k >= 2 && toks[k - 2].kind == TokenKind::kWord && IsAbbreviation(toks[k - 2].norm) &&
+                             toks[k - 2].byte_end == prev.byte_begin;
+        bool next_lower = (cur.kind == TokenKind::kWord && !cur.capitalized && !cur.all_caps) ||
+                          cur.kind == TokenKind::kNumber;
+        brk = !(abbrev_before && next_lower && !cur.line_start);
+      }
+      if (cur.line_start && !brk) {
+        // A line break ends a sentence unless the text is hard-wrapped prose: the previous line
+        // does not end in punctuation and this one continues in lower case.
+        bool prev_open = prev.kind == TokenKind::kWord || prev.kind == TokenKind::kNumber ||
+                         IsPunctOf(prev, ",-/");
+        bool continues = cur.kind == TokenKind::kWord && !cur.capitalized && !cur.all_caps;
+        brk = cur.blank_line_before || !(prev_open && continues);
+      }
+      if (IsPunct(cur, '*')) brk = true;
+    }
+    if (brk) {
+      tt_.sentence_end.push_back(static_cast<uint32_t>(k));
+      ++sentence_;
+      tt_.sentence_begin.push_back(static_cast<uint32_t>(k));
+    }
+    tt_.sentence_of[k] = sentence_;
+  }
+  void Finish(size_t count) { tt_.sentence_end.push_back(static_cast<uint32_t>(count)); }
+
+ private:
+  bool IsAbbreviation(std::string_view w) const {
+    return std::find(abbreviations_.begin(), abbreviations_.end(), w) != abbreviations_.end();
+  }
+  const std::vector<std::string>& abbreviations_;
+  TokenizedText& tt_;
+  uint32_t sentence_ = 0;
+};
+
+// Tokenize, and with `sentences` the sentence bounds too, in the tokenizer's last pass.
+TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
   TokenList list;
   list.words = std::make_shared<WordArena>();
   WordArena& words = *list.words;
@@ -390,9 +444,11 @@ TokenList Tokenize(std::string_view text) {
   constexpr size_t kFoldMemoWords = 1 << 14, kFoldMemoLongest = 64;
   static FoldMemo memo;
   std::vector<size_t> missed;
+  if (sentences) sentences->Begin(out.size());
   {
     std::shared_lock<std::shared_mutex> reading(memo.mu);
     for (size_t k = 0, n = out.size(); k < n; ++k) {
+      if (sentences) sentences->At(out, k);
       Token& t = out[k];
       if (t.kind != TokenKind::kWord) {
         t.folded = t.norm;
@@ -405,6 +461,7 @@ TokenList Tokenize(std::string_view text) {
       }
     }
   }
+  if (sentences) sentences->Finish(out.size());
   if (missed.empty()) return list;
   for (size_t k : missed) {  // a word missed twice in one text is folded twice; both agree
     Token& t = out[k];
@@ -436,49 +493,17 @@ TokenList Tokenize(std::string_view text) {
   return list;
 }
 
+}  // namespace
+
+TokenList Tokenize(std::string_view text) { return TokenizeInto(text, nullptr); }
+
 TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abbreviations) {
   TokenizedText tt;
   tt.text = text;
-  TokenList list = Tokenize(text);
+  SentenceSplitter sentences(abbreviations, tt);
+  TokenList list = TokenizeInto(text, &sentences);
   tt.tokens = std::move(list.tokens);
   tt.words = std::move(list.words);
-  const auto& toks = tt.tokens;
-  tt.sentence_of.resize(toks.size());
-  uint32_t sentence = 0;
-  tt.sentence_begin.push_back(0);
-  auto is_abbrev = [&](std::string_view w) {
-    return std::find(abbreviations.begin(), abbreviations.end(), w) != abbreviations.end();
-  };
-  for (size_t k = 0, count = toks.size(); k < count; ++k) {
-    bool brk = false;
-    if (k > 0) {
-      const Token& prev = toks[k - 1];
-      const Token& cur = toks[k];
-      if (IsPunctOf(prev, ".!?")) {
-        bool abbrev_before = k >= 2 && toks[k - 2].kind == TokenKind::kWord && is_abbrev(toks[k - 2].norm) &&
-                             toks[k - 2].byte_end == prev.byte_begin;
-        bool next_lower = (cur.kind == TokenKind::kWord && !cur.capitalized && !cur.all_caps) ||
-                          cur.kind == TokenKind::kNumber;
-        brk = !(abbrev_before && next_lower && !cur.line_start);
-      }
-      if (cur.line_start && !brk) {
-        // A line break ends a sentence unless the text is hard-wrapped prose: the previous line
-        // does not end in punctuation and this one continues in lower case.
-        bool prev_open = prev.kind == TokenKind::kWord || prev.kind == TokenKind::kNumber ||
-                         IsPunctOf(prev, ",-/");
-        bool continues = cur.kind == TokenKind::kWord && !cur.capitalized && !cur.all_caps;
-        brk = cur.blank_line_before || !(prev_open && continues);
-      }
-      if (IsPunct(cur, '*')) brk = true;
-    }
-    if (brk) {
-      tt.sentence_end.push_back(static_cast<uint32_t>(k));
-      ++sentence;
-      tt.sentence_begin.push_back(static_cast<uint32_t>(k));
-    }
-    tt.sentence_of[k] = sentence;
-  }
-  tt.sentence_end.push_back(static_cast<uint32_t>(toks.size()));
   return tt;
 }
 

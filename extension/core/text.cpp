@@ -177,7 +177,7 @@ class SentenceSplitter {
       : abbreviations_(abbreviations), tt_(tt) {
     tt_.sentence_begin.push_back(0);
   }
-  void Begin(size_t count) { tt_.sentence_of.resize(count); }
+  void Begin(size_t tokens) { tt_.sentence_of.resize(tokens); }  // at most this many
   void At(const std::vector<Token>& toks, size_t k) {
     bool brk = false;
     if (k > 0) {
@@ -207,7 +207,10 @@ class SentenceSplitter {
     }
     tt_.sentence_of[k] = sentence_;
   }
-  void Finish(size_t count) { tt_.sentence_end.push_back(static_cast<uint32_t>(count)); }
+  void Finish(size_t tokens) {
+    tt_.sentence_of.resize(tokens);
+    tt_.sentence_end.push_back(static_cast<uint32_t>(tokens));
+  }
 
  private:
   bool IsAbbreviation(std::string_view w) const {
@@ -217,6 +220,50 @@ class SentenceSplitter {
   TokenizedText& tt_;
   uint32_t sentence_ = 0;
 };
+
+// Dotted abbreviations: letter(s) "." letter(s) "." … with at least two letter groups ("b.i.d.",
+// "p.o.", "q.h.s.", "a.m.", "e.g."), single letters or two. The end of the group that begins at
+// toks[k], or 0 when none does (most tokens: not a word of one or two letters with a "." right
+// after it).
+size_t DottedGroupEnd(const std::vector<Token>& toks, size_t k) {
+  const size_t count = toks.size();
+  auto short_word = [&](size_t j) { return toks[j].kind == TokenKind::kWord && toks[j].norm.size() <= 2; };
+  auto adjacent = [&](size_t j) { return toks[j].byte_begin == toks[j - 1].byte_end; };  // to the token before
+  if (!(k + 1 < count && short_word(k) && IsPunct(toks[k + 1], '.') && adjacent(k + 1))) return 0;
+  size_t j = k;
+  int groups = 0;
+  while (j + 1 < count && short_word(j) && IsPunct(toks[j + 1], '.') && adjacent(j + 1) && (groups == 0 || adjacent(j))) {
+    ++groups;
+    j += 2;
+    if (j < count && !(short_word(j) && adjacent(j))) break;
+  }
+  // "q.8h" style is rare; require two groups, or a trailing group without its dot ("p.o").
+  if (groups == 1 && j < count && short_word(j) && adjacent(j)) {
+    ++groups;
+    ++j;
+  }
+  return groups >= 2 ? j : 0;
+}
+
+// The group toks[k, end) as one word token, written to `out` (which may be toks[k] itself).
+void JoinDotted(const std::vector<Token>& toks, size_t k, size_t end, std::string_view text, WordArena& words, Token& out) {
+  std::string acc;
+  bool letters_only = true;
+  for (size_t j = k; j < end; ++j) {
+    if (toks[j].kind != TokenKind::kWord) continue;  // the dots
+    acc += toks[j].norm;
+    letters_only = letters_only && toks[j].letters_only;
+  }
+  Token t = toks[k];
+  t.norm = words.Keep(acc);
+  t.norm_hash = HashWord(t.norm);
+  t.byte_end = toks[end - 1].byte_end;
+  t.char_end = toks[end - 1].char_end;
+  t.raw = text.substr(t.byte_begin, t.byte_end - t.byte_begin);
+  t.all_caps = false;
+  t.letters_only = letters_only;
+  out = t;
+}
 
 // Tokenize, and with `sentences` the sentence bounds too, in the tokenizer's last pass.
 TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
@@ -366,65 +413,6 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
     t.norm_hash = HashWord(t.norm);
   }
 
-  // Join dotted abbreviations: letter(s) "." letter(s) "." … with at least two letter groups
-  // ("b.i.d.", "p.o.", "q.h.s.", "a.m.", "e.g."). Single-letter groups only, or two letters.
-  // In place: `w` trails `k`, and a joined group only reads tokens at or after `k`; the tokens
-  // between two groups move as one range.
-  const size_t count = out.size();  // read once: the loop writes tokens, not the vector
-  size_t w = 0, from = 0;  // out[from, k) are kept, and go to w
-  auto keep_to = [&](size_t end) {
-    if (w != from) std::copy(out.begin() + from, out.begin() + end, out.begin() + w);
-    w += end - from;
-  };
-  for (size_t k = 0; k < count;) {
-    // Most tokens open no group: not a word of one or two letters with a "." right after it.
-    if (!(k + 1 < count && out[k].kind == TokenKind::kWord && out[k].norm.size() <= 2 &&
-          IsPunct(out[k + 1], '.') && out[k + 1].byte_begin == out[k].byte_end)) {
-      ++k;
-      continue;
-    }
-    size_t j = k;
-    std::string acc;
-    int groups = 0;
-    bool letters_only = true;
-    while (j + 1 < count && out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
-           IsPunct(out[j + 1], '.') &&
-           out[j + 1].byte_begin == out[j].byte_end &&
-           (groups == 0 || out[j].byte_begin == out[j - 1].byte_end)) {
-      acc += out[j].norm;
-      letters_only = letters_only && out[j].letters_only;
-      ++groups;
-      j += 2;
-      if (j < count && !(out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
-                              out[j].byte_begin == out[j - 1].byte_end))
-        break;
-    }
-    // "q.8h" style is rare; require two groups, or a trailing group without its dot ("p.o").
-    if (groups == 1 && j < count && out[j].kind == TokenKind::kWord && out[j].norm.size() <= 2 &&
-        out[j].byte_begin == out[j - 1].byte_end) {
-      acc += out[j].norm;
-      letters_only = letters_only && out[j].letters_only;
-      ++groups;
-      ++j;
-    }
-    if (groups < 2) {
-      ++k;
-      continue;
-    }
-    keep_to(k);
-    Token t = out[k];
-    t.norm = words.Keep(acc);
-    t.norm_hash = HashWord(t.norm);
-    t.byte_end = out[j - 1].byte_end;
-    t.char_end = out[j - 1].char_end;
-    t.raw = text.substr(t.byte_begin, t.byte_end - t.byte_begin);
-    t.all_caps = false;
-    t.letters_only = letters_only;
-    out[w++] = t;
-    k = from = j;
-  }
-  keep_to(count);
-  out.resize(w);
   // Texts repeat their words, and so do the texts a process grades: the process remembers the
   // words it has folded (FoldWord is a pure function of the word), in a WordMap: a lookup reads
   // one slot, the word inside it. One shared lock per text looks up every word; the misses are
@@ -444,12 +432,24 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
   constexpr size_t kFoldMemoWords = 1 << 14, kFoldMemoLongest = 64;
   static FoldMemo memo;
   std::vector<size_t> missed;
-  if (sentences) sentences->Begin(out.size());
+  // The last pass, over the tokens as read: dotted abbreviations joined, each word's fold looked
+  // up and the sentence bounds decided. In place: the token written, out[w], trails the one read,
+  // out[k], and a dotted group reads only tokens at or after k.
+  const size_t count = out.size();  // read once: the loop writes tokens, not the vector
+  if (sentences) sentences->Begin(count);
+  size_t w = 0;
   {
     std::shared_lock<std::shared_mutex> reading(memo.mu);
-    for (size_t k = 0, n = out.size(); k < n; ++k) {
-      if (sentences) sentences->At(out, k);
-      Token& t = out[k];
+    for (size_t k = 0; k < count; ++w) {
+      if (size_t end = DottedGroupEnd(out, k)) {
+        JoinDotted(out, k, end, text, words, out[w]);
+        k = end;
+      } else {
+        if (w != k) out[w] = out[k];
+        ++k;
+      }
+      if (sentences) sentences->At(out, w);
+      Token& t = out[w];
       if (t.kind != TokenKind::kWord) {
         t.folded = t.norm;
         t.folded_hash = t.norm_hash;
@@ -457,11 +457,12 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
         t.folded = f->offset == kItself ? t.norm : words.Keep(std::string_view(memo.folded).substr(f->offset, f->size));
         t.folded_hash = f->hash;
       } else {
-        missed.push_back(k);
+        missed.push_back(w);
       }
     }
   }
-  if (sentences) sentences->Finish(out.size());
+  out.resize(w);
+  if (sentences) sentences->Finish(w);
   if (missed.empty()) return list;
   for (size_t k : missed) {  // a word missed twice in one text is folded twice; both agree
     Token& t = out[k];

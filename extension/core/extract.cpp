@@ -374,23 +374,21 @@ struct Line {
   size_t section_from = 0;       // tokens from here on the line belong to the section
 };
 
-std::vector<Line> Lines(const TokenizedText& text) {
+// A new line at token k (a line's first token), its indent read from the text.
+Line LineAt(const TokenizedText& text, size_t k) {
+  Line l;
+  l.begin = k;
+  size_t b = text.tokens[k].byte_begin;
+  size_t ls = text.text.rfind('\n', b == 0 ? 0 : b - 1);
+  ls = (ls == std::string_view::npos || b == 0) ? 0 : ls + 1;
+  l.indent = b >= ls ? b - ls : 0;
+  return l;
+}
+
+// The lines ReadLayout found, closed at the last token, with their list markers read.
+void MarkLines(std::vector<Line>& lines, const TokenizedText& text) {
   const auto& toks = text.tokens;
-  const size_t n = toks.size();
-  std::vector<Line> lines;
-  for (size_t k = 0; k < n; ++k) {
-    if (k == 0 || toks[k].line_start) {
-      if (!lines.empty()) lines.back().end = k;
-      Line l;
-      l.begin = k;
-      size_t b = toks[k].byte_begin;
-      size_t ls = text.text.rfind('\n', b == 0 ? 0 : b - 1);
-      ls = (ls == std::string_view::npos || b == 0) ? 0 : ls + 1;
-      l.indent = b >= ls ? b - ls : 0;
-      lines.push_back(l);
-    }
-  }
-  if (!lines.empty()) lines.back().end = n;
+  if (!lines.empty()) lines.back().end = toks.size();
   for (Line& l : lines) {
     l.content = l.begin;
     if (l.begin < l.end) {
@@ -406,7 +404,6 @@ std::vector<Line> Lines(const TokenizedText& text) {
     }
     l.section_from = l.content;
   }
-  return lines;
 }
 
 // Heading lines open sections: "Medications:", "MEDICATIONS", "- Meds:", "Allergies: penicillin".
@@ -459,7 +456,7 @@ void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const Str
   }
 }
 
-// ---------------------------------------------------------------- parentheses
+// ---------------------------------------------------------------- parentheses, and the layout pass
 
 // Token indices fit 32 bits (a token's byte offsets do): half the memory of size_t to fill.
 struct Parens {
@@ -471,9 +468,11 @@ struct Parens {
   size_t Close(size_t open) const { return close_of[open]; }
 };
 
-Parens FindParens(const TokenizedText& text) {
+// One pass over the tokens for the text's layout: its lines (MarkLines then reads their markers),
+// its parentheticals, and the tokens where an allergy cue may start.
+void ReadLayout(const TokenizedText& text, const PhraseMatcher& cues, std::vector<Line>& lines, Parens& p,
+                std::vector<uint32_t>& cue_starts) {
   const auto& toks = text.tokens;
-  Parens p;
   const size_t n = toks.size();  // read once: the loop's calls and stores would have it read again
   p.open_of.assign(n, Parens::kOutside);
   p.close_of.assign(n, Parens::kOutside);
@@ -481,12 +480,17 @@ Parens FindParens(const TokenizedText& text) {
   uint32_t inside = Parens::kOutside;  // stack.back(), or kOutside
   for (size_t k = 0; k < n; ++k) {
     const uint32_t at = static_cast<uint32_t>(k);
+    const Token& t = toks[k];
+    if (k == 0 || t.line_start) {
+      if (!lines.empty()) lines.back().end = k;
+      lines.push_back(LineAt(text, k));
+    }
+    if (cues.MayStartAt(t)) cue_starts.push_back(at);
     if (!stack.empty() && text.sentence_of[k] != text.sentence_of[k - 1]) {  // a sentence closes them all
       for (uint32_t o : stack) p.close_of[o] = at;
       stack.clear();
       inside = Parens::kOutside;
     }
-    const Token& t = toks[k];
     if (t.kind == TokenKind::kPunct && t.norm.size() == 1) {
       if (t.norm[0] == ')' && inside != Parens::kOutside) {
         p.close_of[inside] = at;
@@ -505,7 +509,7 @@ Parens FindParens(const TokenizedText& text) {
     p.open_of[k] = inside;
   }
   for (uint32_t o : stack) p.close_of[o] = static_cast<uint32_t>(n);
-  return p;
+  MarkLines(lines, text);
 }
 
 }  // namespace
@@ -589,16 +593,18 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
   }
 
   // 2. Structure: lines and their sections, parentheticals, allergy cues.
-  std::vector<Line> lines = Lines(out.text);
   const AllergyVocabulary& allergy = AllergyCues(rules);
+  std::vector<Line> lines;
+  Parens parens;
+  std::vector<uint32_t> cue_starts;
+  ReadLayout(out.text, allergy.cues, lines, parens, cue_starts);
   MarkSections(lines, out.text, allergy.cue_words);
   // The line of token k: the last line to begin at or before it (the lines cover the tokens).
   auto line_of = [&](size_t k) -> const Line& {
     return *(std::upper_bound(lines.begin(), lines.end(), k, [](size_t k, const Line& l) { return k < l.begin; }) - 1);
   };
-  Parens parens = FindParens(out.text);
   auto open_of = [&](size_t k) { return parens.Open(k); };
-  std::vector<PatternMatch> cues = allergy.cues.FindAll(toks, 0, toks.size());
+  std::vector<PatternMatch> cues = allergy.cues.FindAll(toks, 0, toks.size(), cue_starts);
   std::vector<char> in_mention(toks.size(), 0);
   for (const DrugMention& m : found)
     for (size_t k = m.tok_begin; k < m.tok_end; ++k) in_mention[k] = 1;

@@ -54,6 +54,13 @@ class PhraseMatcher {
   std::vector<PatternMatch> FindAllInSentences(const TokenizedText& text) const;
   std::vector<PatternMatch> FindAllInSentences(const TokenizedText& text, std::span<const uint32_t> starts) const;
   bool empty() const { return ids_.empty(); }
+  // Whether a match may start at t: false where MatchAt certainly finds nothing. A caller that
+  // reads every token anyway collects the starts for FindAll with starts.
+  bool MayStartAt(const Token& t) const {
+    auto [key, norm_hash] = FirstKeys(t);
+    if (MayStart(key) || (key != norm_hash && MayStart(norm_hash))) return true;
+    return !slot_first_.empty() && (t.kind == TokenKind::kNumber || IsNumberWord(t));
+  }
   // Word values of number words ("two" -> 2) used by '#' slots.
   void SetNumberWords(const StringMap<double>& words);
 
@@ -117,17 +124,12 @@ class PhraseMatcher {
   std::array<uint64_t, 64> first_bits_{};
   bool MayStart(uint64_t hash) const { return (first_bits_[(hash >> 6) & 63] >> (hash & 63)) & 1; }
   // The keys a token may start a pattern under: its folded word's hash (when folding) and its
-  // norm's. MayStartAt is false where MatchAt certainly finds nothing.
+  // norm's.
   std::pair<uint64_t, uint64_t> FirstKeys(const Token& t) const {
     // Tokens made outside Tokenize() (tests) may lack hashes.
     uint64_t norm_hash = NormHash(t);
     uint64_t key = t.kind == TokenKind::kWord && fold_ ? FoldedHash(t) : norm_hash;
     return {key, norm_hash};
-  }
-  bool MayStartAt(const Token& t) const {
-    auto [key, norm_hash] = FirstKeys(t);
-    if (MayStart(key) || (key != norm_hash && MayStart(norm_hash))) return true;
-    return !slot_first_.empty() && (t.kind == TokenKind::kNumber || IsNumberWord(t));
   }
   WordTable<double> number_words_;
   friend class MatcherStarts;

@@ -527,10 +527,13 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
 
   // 1. Mentions: longest terminology match, else a phantom (unknown word + dose). A lone sig
   //    abbreviation ("inh", "po") in lower case or right after a dose is sig, not a drug name.
-  std::vector<DrugMention> found;
-  // A mention is several hundred bytes: growing the vector moves them all. Room for a note's
-  // mentions, and at most 64 held per grading thread for a long text.
-  found.reserve(std::min<size_t>(toks.size() / 16 + 8, 64));
+  // Found first as token ranges, then made into mentions (several hundred bytes each) in a
+  // vector of their number: no mention is moved by its vector growing.
+  struct Hit {
+    size_t begin, end;
+    std::optional<TermMatch> match;  // none: a phantom
+  };
+  std::vector<Hit> hits;
   for (size_t k = 0, count = toks.size(); k < count;) {
     size_t sentence_end = out.text.sentence_end[out.text.sentence_of[k]];
     size_t sentence_begin = out.text.sentence_begin[out.text.sentence_of[k]];
@@ -554,30 +557,33 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       auto unit = rules.unit_matcher.MatchAt(toks, n + 1, sentence_end);
       if (!unit || rules.units[unit->id].family == "count") { ++k; continue; }
     }
-    DrugMention m;
-    if (match) {
-      m.match = match;
-      m.tok_begin = k;
-      m.tok_end = k + match->token_count;
-      const Concept& c = terminology.concept_at(match->concept_id);
-      m.drug = terminology.IngredientNames(match->concept_id);
-      m.key = terminology.IngredientKey(match->concept_id);
+    const size_t end = match ? k + match->token_count : k + 1;
+    hits.push_back(Hit{k, end, match});
+    k = end;
+  }
+  std::vector<DrugMention> found(hits.size());
+  for (size_t i = 0; i < hits.size(); ++i) {
+    const Hit& hit = hits[i];
+    DrugMention& m = found[i];
+    m.tok_begin = hit.begin;
+    m.tok_end = hit.end;
+    if (hit.match) {
+      m.match = hit.match;
+      const Concept& c = terminology.concept_at(hit.match->concept_id);
+      m.drug = terminology.IngredientNames(hit.match->concept_id);
+      m.key = terminology.IngredientKey(hit.match->concept_id);
       for (const std::string& r : c.ingredients) m.rxcui += (m.rxcui.empty() ? "" : " / ") + r;
       m.matched_name = c.name;
       m.drug_class = c.drug_class;
-      m.salt = terminology.SaltOf(match->concept_id);
+      m.salt = terminology.SaltOf(hit.match->concept_id);
     } else {
       m.phantom = true;
-      m.tok_begin = k;
-      m.tok_end = k + 1;
-      m.key = Cat({kPhantomKeyPrefix, toks[k].norm});
+      m.key = Cat({kPhantomKeyPrefix, toks[hit.begin].norm});
     }
     m.char_begin = toks[m.tok_begin].char_begin;
     m.char_end = toks[m.tok_end - 1].char_end;
     m.mention = std::string(input.substr(toks[m.tok_begin].byte_begin,
                                          toks[m.tok_end - 1].byte_end - toks[m.tok_begin].byte_begin));
-    k = m.tok_end;
-    found.push_back(std::move(m));
   }
 
   // Assertion scopes and clauses: a mention reads them in its own sentence only (its assertion,

@@ -23,8 +23,9 @@ using Words = std::vector<std::string>;
 
 struct Binding {
   std::vector<Words> med_headings, sig_line_phrases, coordinators, singular_verbs;
-  StringSet inactive_heading_words, sig_line_words, glue;
-  StringSet med_heading_names;  // med_headings, words joined by single spaces
+  // Looked up by the words of a text: WordSets, with the tokens' hashes where they have them.
+  WordSet inactive_heading_words, sig_line_words, glue;
+  WordSet med_heading_names;  // med_headings, words joined by single spaces
   size_t max_indication_words = 3;
 };
 
@@ -48,7 +49,7 @@ const Binding& DefaultBinding() {
     for (const Words& h : b.med_headings) {
       std::string p;
       for (const std::string& w : h) p += (p.empty() ? "" : " ") + w;
-      b.med_heading_names.insert(std::move(p));
+      b.med_heading_names.insert(p);
     }
     b.coordinators = PhraseList(y, "coordinators");
     b.singular_verbs = PhraseList(y, "singular_verbs");
@@ -69,7 +70,7 @@ const Binding& DefaultBinding() {
 // allergy heading. One per Rules object.
 struct AllergyVocabulary {
   PhraseMatcher cues{true};
-  StringSet cue_words;
+  WordSet cue_words;
 };
 
 const AllergyVocabulary& AllergyCues(const Rules& rules) {
@@ -140,14 +141,14 @@ bool IsMeasurement(const std::vector<Token>& toks, size_t begin, size_t end, siz
     if (!name.empty()) name += ' ';
     name += toks[k].norm;
   }
-  if (rules.dose_required.count(name)) {
+  if (rules.dose_required.contains(name)) {
     auto doses = sig.FindDoses(toks, end, std::min(sentence_end, end + 4));
     return doses.empty() || doses.front().begin > end + 1;
   }
-  if (!rules.lab_analytes.count(name)) return false;
+  if (!rules.lab_analytes.contains(name)) return false;
   if (end < sentence_end) {
     const Token& next = toks[end];
-    if (rules.lab_after.count(next.norm)) return true;
+    if (rules.lab_after.contains(next.norm, NormHash(next))) return true;
     if (next.kind == TokenKind::kNumber) {
       // a number that does not start a dose is a result ("potassium 4.1", "glucose 180 mg/dL")
       auto doses = sig.FindDoses(toks, end, std::min(sentence_end, end + 4));
@@ -163,7 +164,7 @@ bool IsMeasurement(const std::vector<Token>& toks, size_t begin, size_t end, siz
       if (!phrase.empty()) phrase += ' ';
       phrase += toks[k].norm;
     }
-    if (rules.lab_before.count(phrase)) return true;
+    if (rules.lab_before.contains(phrase)) return true;
   }
   return false;
 }
@@ -407,7 +408,7 @@ void MarkLines(std::vector<Line>& lines, const TokenizedText& text) {
 }
 
 // Heading lines open sections: "Medications:", "MEDICATIONS", "- Meds:", "Allergies: penicillin".
-void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const StringSet& cue_words) {
+void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const WordSet& cue_words) {
   const auto& toks = text.tokens;
   const Binding& b = DefaultBinding();
   std::vector<std::string_view> heading;  // reused line to line
@@ -439,9 +440,9 @@ void MarkSections(std::vector<Line>& lines, const TokenizedText& text, const Str
         if (!joined.empty()) joined += ' ';
         joined += w;
       }
-      bool med = b.med_heading_names.count(joined) > 0;
-      bool allergy = std::any_of(heading.begin(), heading.end(), [&](std::string_view w) { return cue_words.count(w) > 0; });
-      bool inactive = std::any_of(heading.begin(), heading.end(), [&](std::string_view w) { return b.inactive_heading_words.count(w) > 0; });
+      bool med = b.med_heading_names.contains(joined);
+      bool allergy = std::any_of(heading.begin(), heading.end(), [&](std::string_view w) { return cue_words.contains(w); });
+      bool inactive = std::any_of(heading.begin(), heading.end(), [&](std::string_view w) { return b.inactive_heading_words.contains(w); });
       bool is_heading = colon || (alone && (all_caps || med || (allergy && words <= 3)));
       if (is_heading) {
         Line::Kind kind = allergy && words <= 3 ? Line::kAllergy : inactive ? Line::kInactive : med ? Line::kMedList : Line::kOther;
@@ -625,7 +626,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       if (in_mention[k]) continue;
       size_t g = open_of(k);
       if (g != own_group || IsPunct(toks[k], '(') || IsPunct(toks[k], ')')) continue;  // a parenthetical ("(hives)")
-      if (!binding.glue.count(toks[k].norm)) return false;
+      if (!binding.glue.contains(toks[k].norm, NormHash(toks[k]))) return false;
     }
     return true;
   };
@@ -821,7 +822,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
       }
     for (size_t k = l.content; k < end; ++k) {
       if (covered[k] || toks[k].kind != TokenKind::kWord) continue;
-      if (!binding.sig_line_words.count(toks[k].norm) && !sig.IsDoseVerb(toks[k])) return false;
+      if (!binding.sig_line_words.contains(toks[k].norm, NormHash(toks[k])) && !sig.IsDoseVerb(toks[k])) return false;
     }
     return true;
   };

@@ -241,7 +241,7 @@ struct Rules {
   std::vector<std::pair<std::string, std::string>> clinical_synonyms_folded;
   std::vector<std::string> non_rxnorm_substances;
   // Drug names that are also lab analytes, and the words that make them a measurement.
-  StringSet lab_analytes, lab_after, lab_before, dose_required;
+  WordSet lab_analytes, lab_after, lab_before, dose_required;  // looked up by a text's words
   std::string grader_version, methodology_version;
   std::string changelog_yaml;  // served verbatim in the methodology
 

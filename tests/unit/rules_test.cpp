@@ -650,11 +650,11 @@ TEST(DefaultRules, AssertionListsAndLabContext) {
   EXPECT_EQ(a.qualifiers, (std::vector<std::string>{"active", "passive"}));
   EXPECT_TRUE(has(a.abbreviations, "tab"));
   EXPECT_TRUE(has(a.no_drug_allergies, "nkda"));
-  EXPECT_TRUE(r.lab_analytes.count("lithium"));
-  EXPECT_TRUE(r.lab_analytes.count("vitamin d"));
-  EXPECT_TRUE(r.lab_after.count("level"));
-  EXPECT_TRUE(r.lab_before.count("serum"));
-  EXPECT_TRUE(r.lab_before.count("point of care"));
+  EXPECT_TRUE(r.lab_analytes.contains("lithium"));
+  EXPECT_TRUE(r.lab_analytes.contains("vitamin d"));
+  EXPECT_TRUE(r.lab_after.contains("level"));
+  EXPECT_TRUE(r.lab_before.contains("serum"));
+  EXPECT_TRUE(r.lab_before.contains("point of care"));
 }
 
 TEST(DefaultRules, ClinicalSynonymsBothDirections) {

@@ -229,8 +229,8 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
     if (t.kind == TokenKind::kWord && k > 0 && toks[k - 1].kind == TokenKind::kNumber && !(k > 1 && IsPunct(toks[k - 2], '/')) &&
         text.sentence_of[k] == text.sentence_of[k - 1] && t.norm != "a" && t.norm != "an" && t.norm != "once" &&
         t.norm != "twice" && t.norm != "single") {
-      auto w = rules.number_words.find(t.norm);
-      if (w != rules.number_words.end() && w->second == toks[k - 1].number && w->second >= 1) {
+      const double* w = rules.number_word_values.find(t.norm, NormHash(t));
+      if (w && *w == toks[k - 1].number && *w >= 1) {
         repairs.push_back({Repair::kDropNumeral, k, {}, {}});
         continue;
       }

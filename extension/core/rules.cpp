@@ -503,6 +503,7 @@ Rules LoadRules(std::string_view frequencies_tsv, std::string_view units_tsv, st
     r.units.push_back(u);
   }
   for (const UnitRule& u : r.units) r.unit_by_token[u.token] = &u;
+  for (const auto& [word, value] : r.number_words) r.number_word_values.insert(word, value);
   r.frequency_matcher.SetNumberWords(r.number_words);
 
   for (auto& [line, f] : TsvRows(frequencies_tsv)) {

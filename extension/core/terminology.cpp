@@ -221,7 +221,7 @@ void Terminology::BuildApproximateIndex() {
   std::vector<std::string> variants;
   for (const auto& [name, ids] : by_name_) {
     if (name.find(' ') != std::string::npos || name.size() < kMinApproximateLength || !AllLetters(name)) continue;
-    if (ambiguous_.count(name)) continue;
+    if (ambiguous_.contains(name)) continue;
     const Concept& c = concepts_[ids.front()];
     if (c.tty != "IN" && c.tty != "BN" && c.tty != "SY" && c.tty != "CLASS") continue;
     variants.clear();
@@ -351,7 +351,7 @@ std::optional<TermMatch> Terminology::MatchTokens(const std::vector<Token>& toks
       const Concept& c = concepts_[*preferred];
       if (c.tty == "BN" && std::count_if(name.begin(), name.end(), [](char ch) { return ch >= 'a' && ch <= 'z'; }) < 3)
         continue;
-      if (ambiguous_.count(name)) {
+      if (ambiguous_.contains(name, hashes[n - 1])) {
         // An everyday word ("Today", "iron"): only a drug when a dose follows it directly.
         bool dose_follows = end < limit && toks[end].kind == TokenKind::kNumber;
         if (!dose_follows) continue;

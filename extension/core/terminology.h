@@ -156,7 +156,8 @@ class Terminology {
   std::unordered_map<std::string, size_t> class_by_name_;           // NormalizePhrase(name or id) -> class
   // The single IN rxcui a name resolves to by exact or synonym lookup, or empty.
   std::string ExactIngredient(std::string_view name) const;
-  StringSet ambiguous_, noise_;
+  WordSet ambiguous_;  // looked up by every name matched
+  StringSet noise_;
   WordTable<char> non_rxnorm_;  // looked up by a token's norm_hash
   WordSet known_words_;                                             // english_words.txt
   // Approximate index (sorted deletes), built on first use: start-up stays cheap.

@@ -522,7 +522,7 @@ AnalyzedText AnalyzeText(std::string_view input, const Rules& rules, const Termi
   AnalyzedText out;
   SigParser sig(rules);
   const Binding& binding = DefaultBinding();
-  out.text = Analyze(input, rules.assertion.abbreviations);
+  out.text = Analyze(input, rules.assertion.abbreviations, &terminology.known_words());
   RepairSigWords(out.text, rules, sig, terminology);
   const auto& toks = out.text.tokens;
 

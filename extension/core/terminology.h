@@ -124,6 +124,8 @@ class Terminology {
     if (word.known == Token::Known::kUnread) word.known = IsKnownWord(word) ? Token::Known::kYes : Token::Known::kNo;
     return word.known == Token::Known::kYes;
   }
+  // The English and clinical words IsKnownWord looks in: what AnalyzeText gives Analyze.
+  const WordSet& known_words() const { return known_words_; }
   bool IsNonRxnormSubstance(std::string_view normalized) const;
   bool IsNonRxnormSubstance(const Token& word) const {  // the same, by the token's norm_hash
     return non_rxnorm_.contains(word.norm, NormHash(word));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -151,6 +152,11 @@ std::string_view WordArena::Keep(std::string_view s) {
   return {p, s.size()};
 }
 
+uint64_t WordSet::NextVersion() {
+  static std::atomic<uint64_t> next{1};  // 0: no version, as a memo's entry holds when it has none
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 char* WordArena::Allocate(size_t n) {
   if (n > left_) {
     // blocks of 4 KB, then larger as a text proves long; a word longer than a block gets its own
@@ -265,8 +271,9 @@ void JoinDotted(const std::vector<Token>& toks, size_t k, size_t end, std::strin
   out = t;
 }
 
-// Tokenize, and with `sentences` the sentence bounds too, in the tokenizer's last pass.
-TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
+// Tokenize, and with `sentences` the sentence bounds too, in the tokenizer's last pass; with a
+// `vocabulary`, each word's `known` as well.
+TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences, const WordSet* vocabulary) {
   TokenList list;
   list.words = std::make_shared<WordArena>();
   WordArena& words = *list.words;
@@ -419,7 +426,10 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
   // folded outside the lock and added under one exclusive lock.
   struct Folded {
     uint64_t hash = 0;
-    uint32_t offset = 0, size = 0;  // in FoldMemo::folded; offset kItself: the word folds to itself
+    uint64_t vocabulary = 0;  // the version of the vocabulary `known` was read in; 0: none
+    uint32_t offset = 0;      // in FoldMemo::folded; kItself: the word folds to itself
+    uint16_t size = 0;
+    bool known = false;
   };
   constexpr uint32_t kItself = UINT32_MAX;
   struct FoldMemo {
@@ -428,10 +438,10 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
     std::string folded;  // the folded words that differ from their words, end to end
   };
   // Up to kFoldMemoWords words of up to kFoldMemoLongest bytes (a longer one is folded each time
-  // it is read): 1 MB of slots, and at most 2 MB of longer and folded words, whatever the texts.
+  // it is read): 1.25 MB of slots, and at most 2 MB of longer and folded words, whatever the texts.
   constexpr size_t kFoldMemoWords = 1 << 14, kFoldMemoLongest = 64;
   static FoldMemo memo;
-  std::vector<size_t> missed;
+  std::vector<size_t> missed, unread;  // words the memo does not hold; holds without `known`
   // The last pass, over the tokens as read: dotted abbreviations joined, each word's fold looked
   // up and the sentence bounds decided. In place: the token written, out[w], trails the one read,
   // out[k], and a dotted group reads only tokens at or after k.
@@ -456,14 +466,21 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
       } else if (const Folded* f = memo.words.find(t.norm, t.norm_hash)) {
         t.folded = f->offset == kItself ? t.norm : words.Keep(std::string_view(memo.folded).substr(f->offset, f->size));
         t.folded_hash = f->hash;
+        if (vocabulary && f->vocabulary == vocabulary->version()) {
+          t.known = f->known ? Token::Known::kYes : Token::Known::kNo;
+        } else if (vocabulary) {
+          unread.push_back(w);  // remembered without this vocabulary's answer
+        }
       } else {
         missed.push_back(w);
       }
     }
   }
   out.resize(w);
+  if (vocabulary)
+    for (size_t k : unread) out[k].known = vocabulary->contains(out[k].norm, out[k].norm_hash) ? Token::Known::kYes : Token::Known::kNo;
   if (sentences) sentences->Finish(w);
-  if (missed.empty()) return list;
+  if (missed.empty() && unread.empty()) return list;
   for (size_t k : missed) {  // a word missed twice in one text is folded twice; both agree
     Token& t = out[k];
     std::string folded = FoldWord(t.norm);
@@ -474,8 +491,14 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
       t.folded = words.Keep(folded);
       t.folded_hash = HashWord(t.folded);
     }
+    if (vocabulary) t.known = vocabulary->contains(t.norm, t.norm_hash) ? Token::Known::kYes : Token::Known::kNo;
   }
   std::unique_lock<std::shared_mutex> writing(memo.mu);
+  for (size_t k : unread)  // the vocabulary's answer, for the next text
+    if (Folded* f = memo.words.find_mutable(out[k].norm, out[k].norm_hash)) {
+      f->vocabulary = vocabulary->version();
+      f->known = out[k].known == Token::Known::kYes;
+    }
   for (size_t k : missed) {
     const Token& t = out[k];
     if (t.norm.size() > kFoldMemoLongest || memo.words.contains(t.norm, t.norm_hash)) continue;
@@ -483,10 +506,14 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
       memo.words.clear();
       memo.folded.clear();
     }
-    Folded f{t.folded_hash, kItself, 0};
+    Folded f{t.folded_hash, 0, kItself, 0, false};
+    if (vocabulary) {
+      f.vocabulary = vocabulary->version();
+      f.known = t.known == Token::Known::kYes;
+    }
     if (t.folded != t.norm) {
       f.offset = static_cast<uint32_t>(memo.folded.size());
-      f.size = static_cast<uint32_t>(t.folded.size());
+      f.size = static_cast<uint16_t>(t.folded.size());
       memo.folded += t.folded;
     }
     memo.words.insert(t.norm, t.norm_hash, f);
@@ -496,13 +523,13 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences) {
 
 }  // namespace
 
-TokenList Tokenize(std::string_view text) { return TokenizeInto(text, nullptr); }
+TokenList Tokenize(std::string_view text) { return TokenizeInto(text, nullptr, nullptr); }
 
-TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abbreviations) {
+TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abbreviations, const WordSet* vocabulary) {
   TokenizedText tt;
   tt.text = text;
   SentenceSplitter sentences(abbreviations, tt);
-  TokenList list = TokenizeInto(text, &sentences);
+  TokenList list = TokenizeInto(text, &sentences, vocabulary);
   tt.tokens = std::move(list.tokens);
   tt.words = std::move(list.words);
   return tt;

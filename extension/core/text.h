@@ -60,9 +60,9 @@ struct Token {
   bool blank_line_before = false;
   bool capitalized = false;  // first letter upper-case
   bool letters_only = false; // a word whose norm is only the letters a-z ("lisinopril", not "don't", "café")
-  // Terminology::IsKnownWord's answer, once AnalyzeText has looked it up for this norm (a lookup
-  // in a vocabulary larger than the cache, asked again when the word is matched as a drug name):
-  // kUnread until then, and again whenever the norm changes.
+  // Whether the vocabulary Analyze was given (AnalyzeText gives the terminology's known words)
+  // holds this norm, read once and asked again when the word is matched as a drug name: kUnread
+  // until read, and again whenever the norm changes.
   enum class Known : uint8_t { kUnread, kYes, kNo } known = Known::kUnread;
 };
 
@@ -121,12 +121,18 @@ template <class S>
   requires TemporaryString<S>
 TokenList Tokenize(S&& text) = delete;
 
+class WordSet;
+
 // Tokenizes and finds sentences. `abbreviations` are words after which "." does not end a
-// sentence when the next word is lower-case.
-TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abbreviations);
+// sentence when the next word is lower-case. With a `vocabulary`, each word token's `known`
+// says whether the vocabulary holds its norm (remembered with the word's fold, so that a word
+// the process has read before costs no lookup in a vocabulary larger than the cache).
+TokenizedText Analyze(std::string_view text, const std::vector<std::string>& abbreviations,
+                      const WordSet* vocabulary = nullptr);
 template <class S>
   requires TemporaryString<S>
-TokenizedText Analyze(S&& text, const std::vector<std::string>& abbreviations) = delete;  // as Tokenize
+TokenizedText Analyze(S&& text, const std::vector<std::string>& abbreviations,
+                      const WordSet* vocabulary = nullptr) = delete;  // as Tokenize
 
 // Lower-case ASCII copy.
 std::string Lower(std::string_view s);
@@ -272,6 +278,7 @@ class WordMap {
     }
   }
   const V* find(std::string_view word) const { return find(word, HashWord(word)); }
+  V* find_mutable(std::string_view word, uint64_t hash) { return const_cast<V*>(find(word, hash)); }
   bool contains(std::string_view word, uint64_t hash) const { return find(word, hash) != nullptr; }
   bool contains(std::string_view word) const { return find(word) != nullptr; }
 
@@ -294,7 +301,7 @@ class WordMap {
   V& operator[](std::string_view word) {
     const uint64_t hash = HashWord(word);
     if (!contains(word, hash)) insert(word, hash, V());
-    return const_cast<V&>(*find(word, hash));
+    return *find_mutable(word, hash);
   }
   size_t size() const { return size_; }
   void clear() {
@@ -346,14 +353,23 @@ class WordMap {
 // A set of words in a WordMap's layout: 16-byte slots, a word of up to 15 bytes inside its own.
 class WordSet {
  public:
-  void insert(std::string_view word) { map_.insert(word, Member{}); }  // an empty word is never a member
+  WordSet() : version_(NextVersion()) {}
+  void insert(std::string_view word) {  // an empty word is never a member
+    map_.insert(word, Member{});
+    version_ = NextVersion();
+  }
   bool contains(std::string_view word, uint64_t hash) const { return map_.contains(word, hash); }
   bool contains(std::string_view word) const { return map_.contains(word); }
   size_t size() const { return map_.size(); }
+  // Names these members: no other set, and no other state of this one, has this version (a
+  // copy, holding the same words, shares it). What remembers answers of contains() keeps it.
+  uint64_t version() const { return version_; }
 
  private:
   struct Member {};
+  static uint64_t NextVersion();
   WordMap<Member> map_;
+  uint64_t version_;
 };
 
 // Words to values, keyed by HashWord() so that a token's precomputed norm_hash finds its entry

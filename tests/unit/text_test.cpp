@@ -596,6 +596,29 @@ TEST(SameWord, IsEqualityForEveryLengthAndPosition) {
   EXPECT_EQ(differing, 820);
 }
 
+// With a vocabulary, Analyze says of each word whether the vocabulary holds it: the same answer
+// when the words are remembered from an earlier text, another vocabulary's own answers, and a
+// new answer once a vocabulary gains the word. Without one, nothing is said.
+TEST(Analyze, SaysWhetherEachWordIsInTheVocabulary) {
+  WordSet english, other;
+  for (const char* w : {"patient", "takes", "tablets"}) english.insert(w);
+  other.insert("zyntrafex");
+  const std::string text = "Patient takes Zyntrafex 20 mg tablets.";
+  auto known = [](const TokenizedText& tt) {
+    std::string out;
+    for (const Token& t : tt.tokens)
+      out += t.known == Token::Known::kYes ? 'y' : t.known == Token::Known::kNo ? 'n' : '-';
+    return out;
+  };
+  EXPECT_EQ(known(Analyze(text, {}, &english)), "yyn-ny-");
+  EXPECT_EQ(known(Analyze(text, {}, &english)), "yyn-ny-");  // remembered
+  EXPECT_EQ(known(Analyze(text, {}, &other)), "nny-nn-");
+  EXPECT_EQ(known(Analyze(text, {}, &english)), "yyn-ny-");
+  EXPECT_EQ(known(Analyze(text, {})), "-------");
+  english.insert("zyntrafex");
+  EXPECT_EQ(known(Analyze(text, {}, &english)), "yyy-ny-");
+}
+
 // WordSet holds exactly the words inserted, whatever their length: those of up to 15 bytes inside
 // their slots, longer ones outside; a word one byte different, one byte longer or shorter, or
 // empty is no member; growing the table keeps every member.

@@ -421,9 +421,10 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences, const
   }
 
   // Texts repeat their words, and so do the texts a process grades: the process remembers the
-  // words it has folded (FoldWord is a pure function of the word), in a WordMap: a lookup reads
-  // one slot, the word inside it. One shared lock per text looks up every word; the misses are
-  // folded outside the lock and added under one exclusive lock.
+  // words it has folded (FoldWord is a pure function of the word) and, for the vocabulary last
+  // asked about each, whether it holds the word, in a WordMap: a lookup reads one slot, the word
+  // inside it. One shared lock per text looks up every word; the misses are folded outside the
+  // lock and added, and the answers of a new vocabulary recorded, under one exclusive lock.
   struct Folded {
     uint64_t hash = 0;
     uint64_t vocabulary = 0;  // the version of the vocabulary `known` was read in; 0: none
@@ -438,12 +439,12 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences, const
     std::string folded;  // the folded words that differ from their words, end to end
   };
   // Up to kFoldMemoWords words of up to kFoldMemoLongest bytes (a longer one is folded each time
-  // it is read): 1.25 MB of slots, and at most 2 MB of longer and folded words, whatever the texts.
+  // it is read): 1.3 MB of slots, and at most 2 MB of longer and folded words, whatever the texts.
   constexpr size_t kFoldMemoWords = 1 << 14, kFoldMemoLongest = 64;
   static FoldMemo memo;
   std::vector<size_t> missed, unread;  // words the memo does not hold; holds without `known`
-  // The last pass, over the tokens as read: dotted abbreviations joined, each word's fold looked
-  // up and the sentence bounds decided. In place: the token written, out[w], trails the one read,
+  // The last pass, over the tokens as read: dotted abbreviations joined, each word's fold (and
+  // whether the vocabulary holds it) looked up and the sentence bounds decided. In place: the token written, out[w], trails the one read,
   // out[k], and a dotted group reads only tokens at or after k.
   const size_t count = out.size();  // read once: the loop writes tokens, not the vector
   if (sentences) sentences->Begin(count);
@@ -501,7 +502,8 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences, const
     }
   for (size_t k : missed) {
     const Token& t = out[k];
-    if (t.norm.size() > kFoldMemoLongest || memo.words.contains(t.norm, t.norm_hash)) continue;
+    if (t.norm.size() > kFoldMemoLongest || t.folded.size() > kFoldMemoLongest || memo.words.contains(t.norm, t.norm_hash))
+      continue;
     if (memo.words.size() >= kFoldMemoWords) {
       memo.words.clear();
       memo.folded.clear();

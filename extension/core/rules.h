@@ -247,7 +247,7 @@ struct Rules {
 
   // Derived lookups.
   StringMap<double> number_words;      // "two" -> 2
-  WordMap<double> number_word_values;  // the same, looked up by a token's norm_hash (NumberWord)
+  WordMap<double> number_word_values;  // the same, looked up with a token's norm_hash
   StringSet denominators, per_day_denominators;
   StringMap<const UnitRule*> unit_by_token;
   PhraseMatcher frequency_matcher, route_matcher, action_matcher, unit_matcher;

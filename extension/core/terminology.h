@@ -115,7 +115,9 @@ class Terminology {
   static bool IsClassKey(std::string_view key) { return key.substr(0, 6) == "class:"; }
 
   bool IsKnownWord(std::string_view lower_word) const;   // English or clinical word
-  bool IsKnownWord(const Token& word) const {             // the same, by the token's norm_hash
+  // The same for a token: its `known` once read (AnalyzeText reads it in this terminology's
+  // known_words()), else looked up by its norm_hash.
+  bool IsKnownWord(const Token& word) const {
     if (word.known != Token::Known::kUnread) return word.known == Token::Known::kYes;
     return known_words_.contains(word.norm, NormHash(word));
   }

@@ -65,8 +65,6 @@ ClaimClass ClassByName(const std::string& name) {
 
 // ---------------------------------------------------------------- reading a text
 
-bool IsPunct(const Token& t, std::string_view p) { return t.kind == TokenKind::kPunct && t.norm == p; }
-
 std::string Slice(const AnalyzedText& a, size_t begin, size_t end) {
   const auto& toks = a.text.tokens;
   if (begin >= end || end > toks.size()) return {};
@@ -227,7 +225,7 @@ class Reader {
       size_t j = k;
       while (j < e) {
         const Token& t = toks_[j];
-        if (!run.empty() && (IsPunct(t, "-") || (t.kind == TokenKind::kWord && t.norm == "and"))) {
+        if (!run.empty() && (IsPunct(t, '-') || (t.kind == TokenKind::kWord && t.norm == "and"))) {
           ++j;
           continue;
         }
@@ -262,7 +260,7 @@ class Reader {
       }
       for (double v : run) out.push_back(v);
       // a transcript's "seven . four" is 7.4
-      if (j + 1 < e && IsPunct(toks_[j], ".") && decimals.empty()) {
+      if (j + 1 < e && IsPunct(toks_[j], '.') && decimals.empty()) {
         auto d = word_value(j + 1);
         if (d && *d < 10) out.push_back(total + *d / 10);
       }
@@ -297,7 +295,7 @@ class Reader {
     if (b >= e) return;
     size_t colon = e;
     for (size_t k = b; k < e && k < b + kMaxHeadingWords + 2; ++k)
-      if (IsPunct(toks_[k], ":")) {
+      if (IsPunct(toks_[k], ':')) {
         colon = k;
         break;
       }
@@ -310,7 +308,7 @@ class Reader {
     if (colon < e) {
       for (size_t k = b; k < colon; ++k) {
         if (toks_[k].kind == TokenKind::kWord) words.push_back(k);
-        if (toks_[k].kind == TokenKind::kWord || IsPunct(toks_[k], "/")) add(k);
+        if (toks_[k].kind == TokenKind::kWord || IsPunct(toks_[k], '/')) add(k);
         in_heading_[k] = true;
       }
     } else {
@@ -329,7 +327,7 @@ class Reader {
       }
       if (!all_caps && !r_.sections.count(phrase)) {  // the whole line names a system
         auto m = r_.exam_targets.MatchAt(toks_, b, e);
-        if (!m || m->end < e - (IsPunct(toks_[e - 1], ".") ? 1 : 0)) return;
+        if (!m || m->end < e - (IsPunct(toks_[e - 1], '.') ? 1 : 0)) return;
       }
     }
     if (words.empty() || words.size() > kMaxHeadingWords) return;
@@ -370,18 +368,18 @@ class Reader {
         }
         questions.clear();
       }
-      if (IsPunct(toks_[se - 1], "?")) questions.push_back(s);
+      if (IsPunct(toks_[se - 1], '?')) questions.push_back(s);
     }
   }
 
   // The first token after a speaker label ("Patient:", "[patient]").
   size_t AnswerStart(size_t b, size_t e) const {
-    if (IsPunct(toks_[b], "[")) {
+    if (IsPunct(toks_[b], '[')) {
       for (size_t k = b; k < e && k < b + 4; ++k)
-        if (IsPunct(toks_[k], "]")) return k + 1;
+        if (IsPunct(toks_[k], ']')) return k + 1;
     }
     for (size_t k = b; k < e && k < b + 3; ++k) {
-      if (IsPunct(toks_[k], ":")) return k + 1;
+      if (IsPunct(toks_[k], ':')) return k + 1;
       if (toks_[k].kind != TokenKind::kWord) break;
     }
     return b;
@@ -408,7 +406,7 @@ std::optional<Value> ParseValue(const Reader& rd, size_t pos, size_t limit) {
   Value v;
   v.numbers.push_back(toks[pos].number);
   size_t e = pos + 1;
-  if (e + 1 < limit && (IsPunct(toks[e], "/") || toks[e].norm == "over") && toks[e + 1].kind == TokenKind::kNumber) {
+  if (e + 1 < limit && (IsPunct(toks[e], '/') || toks[e].norm == "over") && toks[e + 1].kind == TokenKind::kNumber) {
     v.numbers.push_back(toks[e + 1].number);
     e += 2;
   }

@@ -217,7 +217,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
   std::vector<Repair> repairs;
   size_t added = 0;  // tokens the splits add
   for (size_t k = 0, count = toks.size(); k < count; ++k) {
-    Token& t = toks[k];
+    const Token& t = toks[k];
     // "T.I.D", "Q.O.D": the tokenizer joins "T.I." and leaves "D"; the whole is one sig word
     if (t.kind == TokenKind::kWord && k + 1 < count && toks[k + 1].kind == TokenKind::kWord &&
         toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end && t.raw.find('.') != std::string_view::npos &&
@@ -236,7 +236,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
       }
     }
     bool candidate = t.kind == TokenKind::kWord && t.norm.size() >= 3 && t.letters_only &&
-                     (!t.capitalized || t.all_caps || t.line_start) && !terminology.ReadKnownWord(t) &&
+                     (!t.capitalized || t.all_caps || t.line_start) && !terminology.IsKnownWord(t) &&
                      !sig.IsSigWord(t) && !terminology.IsNonRxnormSubstance(t);
     if (!candidate) continue;
     // RepairWord (remembered) leaves nearly every word alone; a drug name is looked for only in

@@ -121,11 +121,6 @@ class Terminology {
     if (word.known != Token::Known::kUnread) return word.known == Token::Known::kYes;
     return known_words_.contains(word.norm, NormHash(word));
   }
-  // IsKnownWord(word), remembered in the token for the lookups that follow.
-  bool ReadKnownWord(Token& word) const {
-    if (word.known == Token::Known::kUnread) word.known = IsKnownWord(word) ? Token::Known::kYes : Token::Known::kNo;
-    return word.known == Token::Known::kYes;
-  }
   // The English and clinical words IsKnownWord looks in: what AnalyzeText gives Analyze.
   const WordSet& known_words() const { return known_words_; }
   bool IsNonRxnormSubstance(std::string_view normalized) const;

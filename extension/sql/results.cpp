@@ -252,26 +252,17 @@ void RegisterAggregates(sqlite3* db, int& rc) {
 // use), else prepared for this call. Calls `row` for each row.
 template <class Row>
 void Run(sqlite3* db, Connection* cache, const char* sql, Row&& row) {
-  Stmt own;
-  sqlite3_stmt* s = nullptr;
+  auto steps = [&](sqlite3_stmt* s) {
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) row(s);
+    if (rc != SQLITE_DONE) throw SqlError(rc, sqlite3_errmsg(db));
+  };
   if (cache) {
-    auto& kept = cache->statements[sql];
-    if (!kept) kept = std::shared_ptr<sqlite3_stmt>(Prepare(db, sql).release(), StmtDeleter());
-    s = kept.get();
+    KeptUse kept(db, cache->statements, sql);
+    steps(kept.get());
   } else {
-    own = Prepare(db, sql);
-    s = own.get();
+    steps(Prepare(db, sql).get());
   }
-  struct Reset {
-    sqlite3_stmt* s;
-    ~Reset() {
-      sqlite3_reset(s);
-      sqlite3_clear_bindings(s);
-    }
-  } reset{s};
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) row(s);
-  if (rc != SQLITE_DONE) throw SqlError(rc, sqlite3_errmsg(db));
 }
 
 // The standings refresh. With `cache` (the calling connection's state) its statements are

@@ -4,6 +4,7 @@
 // the extension API table in the loadable module, or straight to SQLite under SQLITE_CORE.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -33,6 +34,29 @@ inline Stmt Prepare(sqlite3* db, std::string_view sql) {
   if (rc != SQLITE_OK) throw SqlError(rc, sqlite3_errmsg(db));
   return Stmt(s);
 }
+
+// One use of the statement that `kept` (a connection's KeptStatements, drug_cache.h) holds for
+// `sql`, prepared and kept there on its first use. Reset and unbound when the use ends, so no
+// read transaction outlives it. Throws SqlError when the SQL does not prepare (nothing is kept
+// then, so a later use tries again).
+class KeptUse {
+ public:
+  KeptUse(sqlite3* db, std::map<std::string, std::shared_ptr<sqlite3_stmt>>& kept, const char* sql) {
+    auto it = kept.find(sql);
+    if (it == kept.end()) it = kept.emplace(sql, std::shared_ptr<sqlite3_stmt>(Prepare(db, sql).release(), StmtDeleter())).first;
+    s_ = it->second.get();
+  }
+  ~KeptUse() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+  }
+  KeptUse(const KeptUse&) = delete;
+  KeptUse& operator=(const KeptUse&) = delete;
+  sqlite3_stmt* get() const { return s_; }
+
+ private:
+  sqlite3_stmt* s_;
+};
 
 inline void Exec(sqlite3* db, const char* sql) {
   char* err = nullptr;

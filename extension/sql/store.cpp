@@ -239,13 +239,17 @@ void ForgetPreparedTrials() {
 }
 
 std::shared_ptr<const PreparedTrial> Connection::Trial(sqlite3* db, const std::string& id, std::string& corpus_hash) {
-  Stmt s = Prepare(db, "SELECT version_hash, corpus_hash FROM trials WHERE id = ?1");
-  BindText(s.get(), 1, id);
-  int rc = sqlite3_step(s.get());
-  if (rc == SQLITE_DONE) throw SqlError(SQLITE_ERROR, "grade_submission: unknown trial '" + id + "'");
-  if (rc != SQLITE_ROW) throw SqlError(rc, sqlite3_errmsg(db));
-  std::string version_hash = ColumnText(s.get(), 0);
-  corpus_hash = ColumnText(s.get(), 1);
+  std::string version_hash;
+  {
+    // Kept: compiling this lookup cost more than running it, once per grade.
+    KeptUse s(db, statements, "SELECT version_hash, corpus_hash FROM trials WHERE id = ?1");
+    BindText(s.get(), 1, id);
+    int rc = sqlite3_step(s.get());
+    if (rc == SQLITE_DONE) throw SqlError(SQLITE_ERROR, "grade_submission: unknown trial '" + id + "'");
+    if (rc != SQLITE_ROW) throw SqlError(rc, sqlite3_errmsg(db));
+    version_hash = ColumnText(s.get(), 0);
+    corpus_hash = ColumnText(s.get(), 1);
+  }
   TrialCache& cache = ProcessTrials();
   if (auto hit = Lookup(cache, id, version_hash, corpus_hash)) return hit;
   std::lock_guard<std::mutex> preparing(cache.preparing);

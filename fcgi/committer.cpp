@@ -148,7 +148,10 @@ std::optional<std::string> StoredResultText(std::string_view grade, std::span<co
 
 Committer::Committer(const std::string& db_path, const std::string& synchronous, std::size_t max_batch,
                      const std::vector<std::string>& store_urls)
-    : db_(db_path, synchronous, /*prepare_all=*/false, store_urls), max_batch_(max_batch < 1 ? 1 : max_batch), writer_([this] { Run(); }) {}
+    : db_(db_path, synchronous, /*prepare_all=*/false, store_urls),
+      checkpointer_(store_urls.empty() ? std::make_unique<Checkpointer>(db_path, synchronous) : nullptr),
+      max_batch_(max_batch < 1 ? 1 : max_batch),
+      writer_([this] { Run(); }) {}
 
 Committer::~Committer() {
   {
@@ -184,6 +187,7 @@ std::uint64_t Committer::Stored() const {
 }
 
 void Committer::Run() {
+  db_.DeferCheckpoints();
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     queued_.wait(lock, [&] { return stop_ || !queue_.empty(); });
@@ -201,6 +205,16 @@ void Committer::Run() {
       item->done = true;
     }
     finished_.notify_all();
+    // The batch is answered. The checkpointer copies the WAL beside the writer from SQLite's
+    // usual mark on; at kCheckpointPages the writer finishes the copy itself (what was appended
+    // since), so that the next transaction starts the WAL over.
+    if (checkpointer_ && db_.WalFrames() >= Database::kCheckpointPages) {
+      lock.unlock();
+      db_.CheckpointIfDue();  // busy while the checkpointer runs: then after the next commit
+      lock.lock();
+    } else if (checkpointer_ && db_.WalFrames() >= 1000) {
+      checkpointer_->Poke();
+    }
   }
 }
 

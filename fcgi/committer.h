@@ -136,6 +136,7 @@ class Committer {
   std::vector<bool> HeldOnStore(const std::vector<Item*>& items, std::string& error);
 
   Database db_;
+  std::unique_ptr<Checkpointer> checkpointer_;  // local mode: copies the WAL beside the writer
   std::size_t max_batch_;
   mutable std::mutex mu_;
   std::condition_variable queued_;    // the writer waits for work

@@ -13,11 +13,14 @@
 //   if (q.Step()) body = q.Text(0);
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "result_columns.h"
@@ -137,6 +140,17 @@ class Database {
   // True while the write connection is inside a transaction.
   bool InTransaction() const;
 
+  // Checkpoints left to the caller (the committer, with a Checkpointer beside it): the write
+  // connection stops checkpointing inside COMMIT, WalFrames() is the WAL's size in frames after
+  // the last commit, and CheckpointIfDue() runs a PASSIVE checkpoint on this connection once a
+  // commit has left kCheckpointPages or more in the WAL. Returns whether it ran one; a checkpoint
+  // that fails is logged and tried again after the next commit. Call all three on the thread
+  // that commits.
+  static constexpr int kCheckpointPages = 3500;
+  void DeferCheckpoints();
+  int WalFrames() const { return wal_frames_; }
+  bool CheckpointIfDue();
+
   // PRAGMA data_version of the read connection: it changes whenever any other connection (this
   // worker's write connection, another worker, an analyst's sqlite3) commits. Throws SqlError.
   std::int64_t DataVersion();
@@ -160,6 +174,39 @@ class Database {
   std::map<std::string, Endpoint, std::less<>> endpoints_;
   std::unique_ptr<sqlite3_stmt, Finalizer> data_version_;
   std::map<std::string, std::unique_ptr<sqlite3_stmt, Finalizer>, std::less<>> control_;  // ExecWrite's
+  int wal_frames_ = 0;  // DeferCheckpoints: the WAL's frames after the last commit
+};
+
+// A thread with a connection of its own that checkpoints the WAL when poked: PASSIVE, so it
+// copies only what no reader still needs and never waits for a lock. The committer pokes it
+// after a commit that leaves SQLite's usual 1,000 pages in the WAL, and goes on writing while
+// it copies; the WAL starts over only once every frame is in the database when a transaction
+// begins, so at Database::kCheckpointPages the writer tops the checkpoint up itself (a few
+// hundred pages) and the WAL stays under journal_size_limit.
+class Checkpointer {
+ public:
+  // Opens the connection (throws std::runtime_error like Database) and starts the thread.
+  Checkpointer(const std::string& path, const std::string& synchronous);
+  Checkpointer(const Checkpointer&) = delete;
+  Checkpointer& operator=(const Checkpointer&) = delete;
+  // Lets a checkpoint in progress finish, then stops the thread.
+  ~Checkpointer();
+  // Asks for a checkpoint and returns at once (a request while one runs starts one more after it).
+  void Poke();
+  // Checkpoints run so far (for tests).
+  std::uint64_t Runs() const;
+
+ private:
+  void Run();
+  struct Closer {
+    void operator()(sqlite3* db) const;
+  };
+  std::unique_ptr<sqlite3, Closer> db_;
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  bool wanted_ = false, stop_ = false;
+  std::uint64_t runs_ = 0;
+  std::thread thread_;
 };
 
 // An explicit transaction on the write connection, so that a commit's result is seen: the

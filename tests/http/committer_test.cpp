@@ -7,6 +7,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -133,6 +134,58 @@ TEST_F(CommitterTest, WhatQueuesBehindAHeldLockIsCommittedInOneTransaction) {
   EXPECT_EQ(committer.Stored(), 9u);
   EXPECT_EQ(committer.Commits(), 2u);  // the first alone, then the eight that queued behind it
   EXPECT_EQ(Scalar("SELECT runs FROM standings"), "9");
+}
+
+TEST_F(CommitterTest, TheWalGrowsPastSqlitesDefaultButNeverPastItsSizeLimit) {
+  // The write connection checkpoints at 3,500 WAL pages (database.cpp, kWalAutocheckpoint), not
+  // SQLite's 1,000, and journal_size_limit is 16 MiB: the WAL file, which keeps the largest size
+  // it reached, ends between 3,500 frames and the limit. Enough submissions for several checkpoints.
+  const auto database_before = fs::file_size(path_);
+  Committer committer(path_, "full");
+  constexpr int kThreads = 16, kEach = 100;
+  std::vector<std::thread> threads;
+  std::atomic<int> stored{0};
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i)
+        if (committer.Store(Pending("Wal " + std::to_string(t), "note " + std::to_string(t) + "-" + std::to_string(i))).status ==
+            StoreOutcome::kStored)
+          ++stored;
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(stored.load(), kThreads * kEach);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM submissions"), std::to_string(kThreads * kEach));
+  const auto wal = fs::file_size(path_ + "-wal");
+  EXPECT_GE(wal, 3500u * 4120u) << "checkpointed before the WAL held 3,500 pages (4,096 bytes and a 24-byte header each)";
+  // Under the limit, not at it: a WAL that outgrew journal_size_limit is cut back to exactly the
+  // limit when it starts over.
+  EXPECT_LT(wal, 16u * 1024u * 1024u) << "the WAL outgrew journal_size_limit before a checkpoint";
+  EXPECT_GT(fs::file_size(path_), database_before) << "no checkpoint copied the submissions into the database";
+}
+
+TEST_F(CommitterTest, ACheckpointerCopiesTheWalIntoTheDatabaseWhenPokedAndNotBefore) {
+  // Frames written by a connection that never checkpoints stay in the WAL until the
+  // checkpointer's own connection copies them into the database file.
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &writer), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(writer,
+                         "PRAGMA wal_autocheckpoint = 0; CREATE TABLE filler (x); "
+                         "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 200) "
+                         "INSERT INTO filler SELECT randomblob(3000) FROM r",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  const auto database_before = fs::file_size(path_);
+  {
+    Checkpointer checkpointer(path_, "full");
+    EXPECT_EQ(checkpointer.Runs(), 0u);
+    EXPECT_EQ(fs::file_size(path_), database_before) << "copied before it was poked";
+    checkpointer.Poke();
+    for (int i = 0; i < 500 && checkpointer.Runs() == 0; ++i) usleep(10 * 1000);
+    EXPECT_EQ(checkpointer.Runs(), 1u);
+  }
+  // 200 rows of 3,000 bytes each are in the database file now.
+  EXPECT_GT(fs::file_size(path_), database_before + 200u * 3000u);
+  sqlite3_close(writer);
 }
 
 TEST_F(CommitterTest, AStoreWritesNoTemporaryFile) {

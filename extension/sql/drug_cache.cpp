@@ -14,6 +14,7 @@ SQLITE_EXTENSION_INIT3
 #include "drug_cache.h"
 
 #include <filesystem>
+#include <optional>
 
 #include "rxnav.h"
 #include "sqlite_util.h"
@@ -22,40 +23,22 @@ namespace scribe::sql {
 
 namespace {
 
-// One use of a statement: the connection's kept one (reset and unbound when the use ends) or,
-// without a store, one prepared for this use. Empty when the SQL does not prepare.
+// One use of a statement: the connection's kept one (KeptUse: reset and unbound when the use
+// ends) or, without a store, one prepared for this use. Empty when the SQL does not prepare (no
+// table: a read-only database, an old schema).
 class Use {
  public:
-  Use(sqlite3* db, KeptStatements* kept, const char* sql) : kept_(kept != nullptr) {
-    if (kept) {
-      auto it = kept->find(sql);
-      if (it != kept->end()) {
-        s_ = it->second.get();
-        return;
-      }
-    }
-    sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(db, sql, -1, &raw, nullptr) != SQLITE_OK) {  // no table (read-only, old schema)
-      sqlite3_finalize(raw);
-      return;
-    }
-    s_ = raw;
-    if (kept) (*kept)[sql] = std::shared_ptr<sqlite3_stmt>(raw, StmtDeleter());
-    else own_.reset(raw);
-  }
-  ~Use() {
-    if (kept_ && s_) {
-      sqlite3_reset(s_);
-      sqlite3_clear_bindings(s_);
+  Use(sqlite3* db, KeptStatements* kept, const char* sql) {
+    try {
+      if (kept) kept_.emplace(db, *kept, sql);
+      else own_ = Prepare(db, sql);
+    } catch (const SqlError&) {
     }
   }
-  Use(const Use&) = delete;
-  Use& operator=(const Use&) = delete;
-  sqlite3_stmt* get() const { return s_; }
+  sqlite3_stmt* get() const { return kept_ ? kept_->get() : own_.get(); }
 
  private:
-  bool kept_;
-  sqlite3_stmt* s_ = nullptr;
+  std::optional<KeptUse> kept_;
   Stmt own_;
 };
 

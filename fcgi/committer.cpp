@@ -212,7 +212,7 @@ void Committer::Run() {
       lock.unlock();
       db_.CheckpointIfDue();  // busy while the checkpointer runs: then after the next commit
       lock.lock();
-    } else if (checkpointer_ && db_.WalFrames() >= 1000) {
+    } else if (checkpointer_ && db_.WalFrames() >= Database::kCheckpointerPages) {
       checkpointer_->Poke();
     }
   }

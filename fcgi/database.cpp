@@ -60,7 +60,7 @@ constexpr const char* kJournalSizeLimit = "PRAGMA journal_size_limit = 16777216"
 // A write connection checkpoints after a commit that leaves 3,500 pages or more in the WAL
 // (SQLite's default: 1,000). A checkpoint copies each page into the database once, however many
 // frames of it the WAL holds, and every batch of submissions rewrites the same pages (the indexes'
-// right edges, vendors, standings): at 1,000 they were copied every sixth transaction or so.
+// right edges, vendors, standings): at 1,000 they were copied every few transactions.
 // 3,500 frames and one more batch's stay under kJournalSizeLimit (4,120 bytes a frame).
 // tests/bench/committer_bench, synchronous=full, three alternating runs on a 2-core AMD EPYC:
 // 2.25-2.31k stored submissions/s at 1,000, 2.59-2.89k at 3,500. (The committer's writer does

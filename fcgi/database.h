@@ -147,6 +147,8 @@ class Database {
   // that fails is logged and tried again after the next commit. Call all three on the thread
   // that commits.
   static constexpr int kCheckpointPages = 3500;
+  // SQLite's own mark (wal_autocheckpoint's default): from here a Checkpointer is worth poking.
+  static constexpr int kCheckpointerPages = 1000;
   void DeferCheckpoints();
   int WalFrames() const { return wal_frames_; }
   bool CheckpointIfDue();

@@ -65,8 +65,17 @@ constexpr const char* kJournalSizeLimit = "PRAGMA journal_size_limit = 16777216"
 // tests/bench/committer_bench, synchronous=full, three alternating runs on a 2-core AMD EPYC:
 // 2.25-2.31k stored submissions/s at 1,000, 2.59-2.89k at 3,500. (The committer's writer does
 // not checkpoint in COMMIT: a Checkpointer copies beside it, and it tops up at the same mark.)
-constexpr const char* kWalAutocheckpoint = "PRAGMA wal_autocheckpoint = 3500";
-static_assert(Database::kCheckpointPages == 3500, "kWalAutocheckpoint says 3500");
+const std::string kWalAutocheckpoint = "PRAGMA wal_autocheckpoint = " + std::to_string(Database::kCheckpointPages);
+
+// A PASSIVE checkpoint on `db`; false when it did not run (busy: another connection is
+// checkpointing) or failed (logged: the next commit tries again).
+bool Checkpoint(sqlite3* db) {
+  int rc = sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+    std::fprintf(stderr, "scribe-fcgi[%d]: checkpoint failed: %s (SQLite %d)\n", static_cast<int>(getpid()),
+                 sqlite3_errmsg(db), rc);
+  return rc == SQLITE_OK;
+}
 
 void ExecOrThrow(sqlite3* db, const char* sql) {
   char* err = nullptr;
@@ -179,7 +188,7 @@ Database::Database(const std::string& path, const std::string& synchronous, bool
     throw std::runtime_error("synchronous must be full or normal, not '" + synchronous + "'");
   ExecOrThrow(write_.get(), synchronous == "full" ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
   ExecOrThrow(write_.get(), kJournalSizeLimit);
-  ExecOrThrow(write_.get(), kWalAutocheckpoint);
+  ExecOrThrow(write_.get(), kWalAutocheckpoint.c_str());
   // The committer stores each submission of a batch in its own SAVEPOINT: SQLite journals the old
   // content of every page of the file the INSERT and its triggers change (pages reused from the
   // freelist included), and with the default temp_store a journal over 64 KiB spills to a
@@ -230,14 +239,7 @@ void Database::DeferCheckpoints() {
 }
 
 bool Database::CheckpointIfDue() {
-  if (wal_frames_ < kCheckpointPages) return false;
-  int rc = sqlite3_wal_checkpoint_v2(write_.get(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-  if (rc == SQLITE_BUSY) return false;  // another connection is checkpointing: after the next commit
-  if (rc != SQLITE_OK) {
-    std::fprintf(stderr, "scribe-fcgi[%d]: checkpoint failed: %s (SQLite %d)\n", static_cast<int>(getpid()),
-                 sqlite3_errmsg(write_.get()), rc);
-    return false;
-  }
+  if (wal_frames_ < kCheckpointPages || !Checkpoint(write_.get())) return false;
   wal_frames_ = 0;
   return true;
 }
@@ -281,10 +283,7 @@ void Checkpointer::Run() {
     if (stop_) return;
     wanted_ = false;
     lock.unlock();
-    int rc = sqlite3_wal_checkpoint_v2(db_.get(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-    if (rc != SQLITE_OK && rc != SQLITE_BUSY)
-      std::fprintf(stderr, "scribe-fcgi[%d]: checkpoint failed: %s (SQLite %d)\n", static_cast<int>(getpid()),
-                   sqlite3_errmsg(db_.get()), rc);
+    Checkpoint(db_.get());
     lock.lock();
     ++runs_;
   }

@@ -137,7 +137,7 @@ TEST_F(CommitterTest, WhatQueuesBehindAHeldLockIsCommittedInOneTransaction) {
 }
 
 TEST_F(CommitterTest, TheWalGrowsPastSqlitesDefaultButNeverPastItsSizeLimit) {
-  // The write connection checkpoints at 3,500 WAL pages (database.cpp, kWalAutocheckpoint), not
+  // The WAL starts over at Database::kCheckpointPages (3,500), not
   // SQLite's 1,000, and journal_size_limit is 16 MiB: the WAL file, which keeps the largest size
   // it reached, ends between 3,500 frames and the limit. Enough submissions for several checkpoints.
   const auto database_before = fs::file_size(path_);
@@ -156,7 +156,7 @@ TEST_F(CommitterTest, TheWalGrowsPastSqlitesDefaultButNeverPastItsSizeLimit) {
   EXPECT_EQ(stored.load(), kThreads * kEach);
   EXPECT_EQ(Scalar("SELECT count(*) FROM submissions"), std::to_string(kThreads * kEach));
   const auto wal = fs::file_size(path_ + "-wal");
-  EXPECT_GE(wal, 3500u * 4120u) << "checkpointed before the WAL held 3,500 pages (4,096 bytes and a 24-byte header each)";
+  EXPECT_GE(wal, Database::kCheckpointPages * 4120u) << "checkpointed before the WAL held 3,500 pages (4,096 bytes and a 24-byte header each)";
   // Under the limit, not at it: a WAL that outgrew journal_size_limit is cut back to exactly the
   // limit when it starts over.
   EXPECT_LT(wal, 16u * 1024u * 1024u) << "the WAL outgrew journal_size_limit before a checkpoint";

@@ -8,11 +8,13 @@
 #   tests/bench/sql_grade_bench.sh             # trials 01 (984 bytes) and 09, N=20000
 #   N=5000 tests/bench/sql_grade_bench.sh 08 11
 #
-# Environment: N (20000), SCRIBE_BUILD_DIR (build).
+# Environment: N (20000), SCRIBE_BUILD_DIR (build), SCRIBE_SOURCE_DIR (this checkout: where the
+# corpus and the fixture notes are read; before_after.sh points it at an older checkout).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 n=${N:-20000}
-build=${SCRIBE_BUILD_DIR:-build}
+build=$(realpath "${SCRIBE_BUILD_DIR:-build}")
+cd "${SCRIBE_SOURCE_DIR:-.}"
 [[ -f $build/scribe.so ]] || { echo "sql_grade_bench: $build/scribe.so not built" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/scribe-sql-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -186,6 +188,29 @@ std::uint64_t Committer::Stored() const {
   return stored_;
 }
 
+MillisHistogram Committer::CommitTimes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return commit_times_;
+}
+
+void MillisHistogram::Add(double ms) {
+  int b = 0;
+  for (double bound = 1; b + 1 < kBuckets && ms > bound; bound *= 2) ++b;
+  ++buckets_[b];
+  ++count_;
+  slowest_ = std::max(slowest_, ms);
+}
+
+double MillisHistogram::Quantile(double q) const {
+  if (count_ == 0) return 0;
+  const auto want = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_)));
+  std::uint64_t seen = 0;
+  double bound = 1;
+  for (int b = 0; b + 1 < kBuckets; ++b, bound *= 2)
+    if ((seen += buckets_[b]) >= want) return std::min(bound, slowest_);
+  return slowest_;
+}
+
 void Committer::Run() {
   db_.DeferCheckpoints();
   std::unique_lock<std::mutex> lock(mu_);
@@ -292,9 +317,12 @@ void Committer::WriteBatch(std::deque<Item*>& batch) {
       refresh.Step();
       refresh.Finish();
     }
+    const auto commit_start = std::chrono::steady_clock::now();
     tx.Commit();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - commit_start).count();
     std::lock_guard<std::mutex> lock(mu_);
     ++commits_;
+    commit_times_.Add(ms);
   } catch (const SqlError& e) {
     // Nothing of this transaction was stored: every submission it held fails with the cause.
     for (Item* item : batch) {

@@ -75,6 +75,26 @@ std::optional<std::string> StoredResultText(std::string_view grade, std::string_
 std::optional<std::string> StoredResultText(std::string_view grade, std::span<const JsonMember> members,
                                             std::string_view id, std::string_view vendor, std::string_view created_at);
 
+// How long something took, counted in power-of-two buckets of milliseconds: a count per bucket,
+// so quantiles are read as bucket bounds ("p99 at most 64 ms") and the whole costs a few
+// hundred bytes however many times are added. The writer keeps one for its COMMITs (the WAL's
+// write and fsync), the place the slowest submits wait.
+class MillisHistogram {
+ public:
+  static constexpr int kBuckets = 18;  // at most 1 ms, 2, 4, … 65,536 ms; the last holds the rest
+  void Add(double ms);
+  std::uint64_t Count() const { return count_; }
+  double Slowest() const { return slowest_; }
+  // An upper bound of the q-quantile (q in (0, 1]): the smallest bucket bound at or under which
+  // q of the times fall, or the slowest time when that is less; 0 when empty.
+  double Quantile(double q) const;
+
+ private:
+  std::uint64_t buckets_[kBuckets] = {};
+  std::uint64_t count_ = 0;
+  double slowest_ = 0;
+};
+
 // sql/store/refresh_standings.sql as its statements: scribe_refresh_standings() in plain SQL, for
 // the replicated store (whose connections cannot run the extension's writing functions).
 const std::vector<StoreStatement>& StoreRefreshStatements();
@@ -102,9 +122,11 @@ class Committer {
   // throws for a database error (the outcome carries it).
   StoreOutcome Store(PendingSubmission s);
 
-  // Counters for tests and benchmarks: transactions committed and submissions stored.
+  // Counters for tests and benchmarks: transactions committed and submissions stored, and how
+  // long each local COMMIT took (the replicated store's are not counted).
   std::uint64_t Commits() const;
   std::uint64_t Stored() const;
+  MillisHistogram CommitTimes() const;
 
  private:
   struct Item {
@@ -144,6 +166,7 @@ class Committer {
   std::deque<Item*> queue_;
   bool stop_ = false;
   std::uint64_t commits_ = 0, stored_ = 0;
+  MillisHistogram commit_times_;
   std::thread writer_;
 };
 

@@ -204,9 +204,16 @@ int RunWorker(const WorkerOptions& options, WorkerSlot& slot) {
     if (!all) usleep(50 * 1000);
   }
   for (std::thread& t : serving) t.join();
-  if (committer && committer->Stored() > 0)
-    std::fprintf(stderr, "scribe-fcgi[%d]: stored %llu submissions in %llu transactions\n", static_cast<int>(getpid()),
-                 static_cast<unsigned long long>(committer->Stored()), static_cast<unsigned long long>(committer->Commits()));
+  if (committer && committer->Stored() > 0) {
+    // the COMMITs' times as bucket bounds (committer.h): where the slowest acknowledgements wait
+    const MillisHistogram commits = committer->CommitTimes();
+    std::fprintf(stderr,
+                 "scribe-fcgi[%d]: stored %llu submissions in %llu transactions; COMMIT p50 <= %.3g ms, "
+                 "p99 <= %.3g ms, slowest %.1f ms\n",
+                 static_cast<int>(getpid()), static_cast<unsigned long long>(committer->Stored()),
+                 static_cast<unsigned long long>(committer->Commits()), commits.Quantile(0.5), commits.Quantile(0.99),
+                 commits.Slowest());
+  }
   committer.reset();  // stores what is queued (nothing: every waiter has returned)
   dbs.clear();
   return g_failed ? 1 : 0;

@@ -133,6 +133,7 @@ TEST_F(CommitterTest, WhatQueuesBehindAHeldLockIsCommittedInOneTransaction) {
   for (const auto& o : outcomes) EXPECT_EQ(o.status, StoreOutcome::kStored) << o.message;
   EXPECT_EQ(committer.Stored(), 9u);
   EXPECT_EQ(committer.Commits(), 2u);  // the first alone, then the eight that queued behind it
+  EXPECT_EQ(committer.CommitTimes().Count(), 2u);  // each COMMIT timed once
   EXPECT_EQ(Scalar("SELECT runs FROM standings"), "9");
 }
 
@@ -320,6 +321,23 @@ TEST_F(CommitterTest, StoredResultTextIsWhatJsonSetStoresForEveryByteAndHostileN
       ++compared;
     }
   EXPECT_EQ(compared, 5u * 266u);
+}
+
+TEST(MillisHistogram, ReadsQuantilesAsBucketBoundsNeverAboveTheSlowest) {
+  MillisHistogram h;
+  EXPECT_EQ(h.Count(), 0u);
+  EXPECT_EQ(h.Quantile(0.99), 0.0);
+  for (double ms : {0.4, 1.0, 3.0, 3.0, 100.0}) h.Add(ms);  // buckets <= 1, <= 1, <= 4, <= 4, <= 128
+  EXPECT_EQ(h.Count(), 5u);
+  EXPECT_EQ(h.Slowest(), 100.0);
+  EXPECT_EQ(h.Quantile(0.4), 1.0);    // two of five at most 1 ms
+  EXPECT_EQ(h.Quantile(0.5), 4.0);    // the third
+  EXPECT_EQ(h.Quantile(0.99), 100.0); // the fifth: its bucket's bound (128) is past the slowest
+  h.Add(2.0);                         // a bound belongs to its own bucket: <= 2
+  EXPECT_EQ(h.Quantile(0.5), 2.0);
+  h.Add(100000.0);                    // past the last bound (65,536 ms): the slowest
+  EXPECT_EQ(h.Quantile(1.0), 100000.0);
+  EXPECT_EQ(h.Slowest(), 100000.0);
 }
 
 TEST(StoredResultText, LeavesToJsonSetWhatItCannotAppend) {

@@ -186,7 +186,6 @@ Token Piece(const Token& t, size_t offset, std::string_view norm, bool first, Wo
   Token p = t;
   size_t len = norm.size();
   SetWords(p, norm, words);
-  p.raw = t.raw.substr(offset, len);
   p.byte_begin = t.byte_begin + static_cast<uint32_t>(offset);
   p.byte_end = p.byte_begin + static_cast<uint32_t>(len);
   p.char_begin = t.char_begin + static_cast<uint32_t>(offset);
@@ -194,7 +193,7 @@ Token Piece(const Token& t, size_t offset, std::string_view norm, bool first, Wo
   if (!first) {
     p.line_start = false;
     p.blank_line_before = false;
-    p.capitalized = !p.raw.empty() && p.raw[0] >= 'A' && p.raw[0] <= 'Z';
+    p.capitalized = len > 0 && p.raw()[0] >= 'A' && p.raw()[0] <= 'Z';
   }
   return p;
 }
@@ -220,7 +219,7 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
     const Token& t = toks[k];
     // "T.I.D", "Q.O.D": the tokenizer joins "T.I." and leaves "D"; the whole is one sig word
     if (t.kind == TokenKind::kWord && k + 1 < count && toks[k + 1].kind == TokenKind::kWord &&
-        toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end && t.raw.find('.') != std::string_view::npos &&
+        toks[k + 1].norm.size() <= 2 && toks[k + 1].byte_begin == t.byte_end && t.raw().find('.') != std::string_view::npos &&
         sig.IsSigWord(std::string(t.norm).append(toks[k + 1].norm))) {
       repairs.push_back({Repair::kJoin, k, {}, {}});
       ++k;
@@ -293,7 +292,6 @@ void RepairSigWords(TokenizedText& text, const Rules& rules, const SigParser& si
         const Token& next = toks[k + 1];
         Token joined = toks[k];
         SetWords(joined, std::string(toks[k].norm).append(next.norm), words);
-        joined.raw = text.text.substr(joined.byte_begin, next.byte_end - joined.byte_begin);
         joined.byte_end = next.byte_end;
         joined.char_end = next.char_end;
         joined.all_caps = joined.all_caps && next.all_caps;

@@ -63,9 +63,9 @@ void PhraseMatcher::Add(std::string_view phrase, int id) {
     Word w;
     if (t.kind == TokenKind::kPunct && t.norm == "#") {
       w.slot = true;
-    } else if (t.kind == TokenKind::kWord && IsShortCaps(t.raw)) {
+    } else if (t.kind == TokenKind::kWord && IsShortCaps(t.raw())) {
       w.exact_case = true;
-      w.text = std::string(t.raw);
+      w.text = std::string(t.raw());
     } else {
       w.text = fold_ && t.kind == TokenKind::kWord ? t.folded : t.norm;  // Tokenize folded it
     }
@@ -138,7 +138,7 @@ void PhraseMatcher::SetNumberWords(const StringMap<double>& words) {
 }
 
 bool PhraseMatcher::WordMatches(const Word& w, const Token& t) const {
-  if (w.exact_case && t.kind != TokenKind::kPunct) return t.raw == w.text;
+  if (w.exact_case && t.kind != TokenKind::kPunct) return t.raw() == w.text;
   // the token's word as the pattern's words are written, and its hash (0 when not computed)
   bool folded = fold_ && t.kind == TokenKind::kWord;
   uint64_t hash = folded ? t.folded_hash : t.norm_hash;

@@ -265,7 +265,6 @@ void JoinDotted(const std::vector<Token>& toks, size_t k, size_t end, std::strin
   t.norm_hash = HashWord(t.norm);
   t.byte_end = toks[end - 1].byte_end;
   t.char_end = toks[end - 1].char_end;
-  t.raw = text.substr(t.byte_begin, t.byte_end - t.byte_begin);
   t.all_caps = false;
   t.letters_only = letters_only;
   out = t;
@@ -290,7 +289,7 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences, const
   auto push = [&](TokenKind kind, size_t b0, size_t b1, uint32_t c0, uint32_t c1) -> Token& {
     Token t;  // its members' own initializers, then these
     t.kind = kind;
-    t.raw = text.substr(b0, b1 - b0);
+    t.source = text.data();
     t.byte_begin = static_cast<uint32_t>(b0);
     t.byte_end = static_cast<uint32_t>(b1);
     t.char_begin = c0;
@@ -351,15 +350,16 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences, const
       }
       const bool caps = !(lower_seen & 0x20), any_upper = !(all_lower & 0x20);
       Token& t = push(TokenKind::kWord, b0, i, c0, chars);
+      const std::string_view raw = t.raw();
       if (!any_upper && !curly_apostrophe) {  // written as its norm: the text's own bytes
-        t.norm = t.raw;
+        t.norm = raw;
       } else {
         // lower-cased, and a curly apostrophe made straight, in one pass into the arena
-        char* norm = words.Allocate(t.raw.size());
+        char* norm = words.Allocate(raw.size());
         size_t w = 0;
-        for (size_t p = 0; p < t.raw.size(); ++p) {
-          char ch = t.raw[p];
-          if (curly_apostrophe && t.raw.compare(p, 3, "\xE2\x80\x99") == 0) {
+        for (size_t p = 0; p < raw.size(); ++p) {
+          char ch = raw[p];
+          if (curly_apostrophe && raw.compare(p, 3, "\xE2\x80\x99") == 0) {
             ch = '\'';
             p += 2;
           } else if (ch >= 'A' && ch <= 'Z') {
@@ -390,14 +390,15 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences, const
         fraction = true;
       }
       Token& t = push(TokenKind::kNumber, b0, i, c0, chars);
+      const std::string_view raw = t.raw();
       uint64_t hash = kFnvOffset;
-      if (t.raw.find(',') == std::string_view::npos) {
-        t.norm = t.raw;
-        for (char ch : t.raw) hash = FnvStep(hash, static_cast<unsigned char>(ch));
+      if (raw.find(',') == std::string_view::npos) {
+        t.norm = raw;
+        for (char ch : raw) hash = FnvStep(hash, static_cast<unsigned char>(ch));
       } else {
-        char* norm = words.Allocate(t.raw.size());
+        char* norm = words.Allocate(raw.size());
         size_t w = 0;
-        for (char ch : t.raw)
+        for (char ch : raw)
           if (ch != ',') {
             norm[w++] = ch;
             hash = FnvStep(hash, static_cast<unsigned char>(ch));
@@ -416,7 +417,7 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences, const
     // punctuation: one code point per token
     i += n; ++chars;
     Token& t = push(TokenKind::kPunct, b0, i, c0, chars);
-    t.norm = cp < 0x80 ? t.raw : PunctNorm(cp, t.raw);
+    t.norm = cp < 0x80 ? t.raw() : PunctNorm(cp, t.raw());
     t.norm_hash = HashWord(t.norm);
   }
 

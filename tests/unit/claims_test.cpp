@@ -152,7 +152,7 @@ TEST(FoldWord, TokensCarryTheFold) {
   EXPECT_EQ(toks[0].folded, "hospitalized");
   EXPECT_EQ(toks[0].folded_hash, HashWord("hospitalized"));
   EXPECT_EQ(toks[2].folded, "edema");
-  EXPECT_EQ(toks[2].raw, "oedema");  // the text is never changed
+  EXPECT_EQ(toks[2].raw(), "oedema");  // the text is never changed
 }
 
 TEST(PhraseMatcherSpelling, EitherSpellingMatchesTheOther) {

@@ -477,7 +477,7 @@ TEST(ExtractSigShapes, RepairedTokensAndSentences) {
   EXPECT_EQ(a.text.sentence_of, (U{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1}));
   EXPECT_EQ(a.text.sentence_begin, (U{0, 5}));
   EXPECT_EQ(a.text.sentence_end, (U{5, 12}));
-  EXPECT_EQ(a.text.tokens[7].raw, "tablet");
+  EXPECT_EQ(a.text.tokens[7].raw(), "tablet");
   // a glued word split: the tokens grow
   auto b = AnalyzeText("Lisinopril 10 mg daily.\nondansetron 4 mg tidprnas nausea.");
   EXPECT_EQ(norms(b), (Strings{"lisinopril", "10", "mg", "daily", ".", "ondansetron", "4", "mg", "tid", "prn", "as",
@@ -485,7 +485,7 @@ TEST(ExtractSigShapes, RepairedTokensAndSentences) {
   EXPECT_EQ(b.text.sentence_of, (U{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}));
   EXPECT_EQ(b.text.sentence_begin, (U{0, 5}));
   EXPECT_EQ(b.text.sentence_end, (U{5, 13}));
-  EXPECT_EQ(b.text.tokens[9].raw, "prn");
+  EXPECT_EQ(b.text.tokens[9].raw(), "prn");
   EXPECT_EQ(b.text.tokens[9].char_begin, 44u);
   // two splits, a dropped numeral and a join, across two sentences
   auto c = AnalyzeText("Take 2 two tabs bidx then tidprnas.\nAmoxicillin 500 mg T.I.D x 7 days.");
@@ -496,7 +496,7 @@ TEST(ExtractSigShapes, RepairedTokensAndSentences) {
   EXPECT_EQ(c.text.sentence_end, (U{10, 18}));
   EXPECT_EQ(c.text.tokens[4].char_begin, 19u);  // the "x" of "bidx"
   EXPECT_EQ(c.text.tokens[7].char_begin, 29u);  // the "prn" of "tidprnas"
-  EXPECT_EQ(c.text.tokens[13].raw, "T.I.D");
+  EXPECT_EQ(c.text.tokens[13].raw(), "T.I.D");
   EXPECT_EQ(c.text.tokens[13].char_begin, 55u);
   // a split at the first token and at the first token of a later sentence, and a join there
   auto d = AnalyzeText("tidprnas for nausea.\nbidx with food.\nT.I.D after meals.");

@@ -242,14 +242,14 @@ class OneByOneMatcher {
     for (Token& t : Tokenize(phrase)) {
       if (t.kind == TokenKind::kPunct && t.norm == "-") continue;
       Word w;
-      bool short_caps = !t.raw.empty() && t.raw.size() <= 4 &&
-                        std::none_of(t.raw.begin(), t.raw.end(), [](char c) { return c >= 'a' && c <= 'z'; }) &&
-                        std::any_of(t.raw.begin(), t.raw.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+      bool short_caps = !t.raw().empty() && t.raw().size() <= 4 &&
+                        std::none_of(t.raw().begin(), t.raw().end(), [](char c) { return c >= 'a' && c <= 'z'; }) &&
+                        std::any_of(t.raw().begin(), t.raw().end(), [](char c) { return c >= 'A' && c <= 'Z'; });
       if (t.kind == TokenKind::kPunct && t.norm == "#")
         w.slot = true;
       else if (t.kind == TokenKind::kWord && short_caps) {
         w.exact_case = true;
-        w.text = std::string(t.raw);
+        w.text = std::string(t.raw());
       } else
         w.text = fold_ && t.kind == TokenKind::kWord ? t.folded : t.norm;
       p.words.push_back(w);
@@ -333,7 +333,7 @@ class OneByOneMatcher {
         continue;
       }
       bool same = t.kind == TokenKind::kPunct           ? t.norm == w.text
-                  : w.exact_case                        ? t.raw == w.text
+                  : w.exact_case                        ? t.raw() == w.text
                   : fold_ && t.kind == TokenKind::kWord ? t.folded == w.text
                                                         : t.norm == w.text;
       if (!same) return std::nullopt;

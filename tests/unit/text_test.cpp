@@ -32,7 +32,7 @@ TEST(Tokenize, WordsNumbersAndPunctuation) {
   ASSERT_EQ(toks.size(), 6u);
   EXPECT_EQ(Norms(toks), (Strings{"sertraline", "50", "mg", ",", "daily", "."}));
   EXPECT_EQ(toks[0].kind, TokenKind::kWord);
-  EXPECT_EQ(toks[0].raw, "Sertraline");
+  EXPECT_EQ(toks[0].raw(), "Sertraline");
   EXPECT_EQ(toks[1].kind, TokenKind::kNumber);
   EXPECT_DOUBLE_EQ(toks[1].number, 50.0);
   EXPECT_EQ(toks[3].kind, TokenKind::kPunct);
@@ -70,7 +70,7 @@ TEST(Tokenize, ThousandsGroupsAndDecimalsAreOneNumber) {
   ASSERT_EQ(toks.size(), 2u);
   EXPECT_EQ(toks[0].kind, TokenKind::kNumber);
   EXPECT_EQ(toks[0].norm, "1000");
-  EXPECT_EQ(toks[0].raw, "1,000");
+  EXPECT_EQ(toks[0].raw(), "1,000");
   EXPECT_DOUBLE_EQ(toks[0].number, 1000.0);
 
   auto big = Tokenize("12,345,678");
@@ -100,7 +100,7 @@ TEST(Tokenize, DottedAbbreviationsJoin) {
   auto toks = Tokenize("sertraline 50 mg b.i.d.");
   ASSERT_EQ(toks.size(), 4u);
   EXPECT_EQ(toks[3].norm, "bid");
-  EXPECT_EQ(toks[3].raw, "b.i.d.");
+  EXPECT_EQ(toks[3].raw(), "b.i.d.");
   EXPECT_EQ(toks[3].kind, TokenKind::kWord);
   EXPECT_EQ(toks[3].char_begin, 17u);
   EXPECT_EQ(toks[3].char_end, 23u);
@@ -252,14 +252,14 @@ TEST(Tokenize, MixedAsciiAndUtf8AsWorkedOut) {
   auto toks = Tokenize("O\xE2\x80\x99Neil\xE2\x80\x99s \x01rash\xE2\x80\x99\x7F \xC3\x89" "COLE \xE2\x80\x99s");
   ASSERT_EQ(toks.size(), 6u);
   EXPECT_EQ(Norms(toks), (Strings{"o'neil's", "rash", "'", "\xC3\x89" "cole", "'", "s"}));  // lower case is ASCII only
-  EXPECT_EQ(toks[0].raw, "O\xE2\x80\x99Neil\xE2\x80\x99s");
+  EXPECT_EQ(toks[0].raw(), "O\xE2\x80\x99Neil\xE2\x80\x99s");
   EXPECT_EQ(toks[0].char_begin, 0u);
   EXPECT_EQ(toks[0].char_end, 8u);
   EXPECT_TRUE(toks[0].capitalized);
   EXPECT_FALSE(toks[0].all_caps);
   EXPECT_EQ(toks[1].char_begin, 10u);  // after the space and the control byte \x01
   EXPECT_EQ(toks[1].byte_begin, 14u);
-  EXPECT_EQ(toks[2].raw, "\xE2\x80\x99");  // a final apostrophe is punctuation
+  EXPECT_EQ(toks[2].raw(), "\xE2\x80\x99");  // a final apostrophe is punctuation
   EXPECT_EQ(toks[2].char_begin, 14u);
   EXPECT_EQ(toks[2].kind, TokenKind::kPunct);
   EXPECT_EQ(toks[3].char_begin, 17u);  // \x7F and the space are whitespace

@@ -252,7 +252,7 @@ size_t DottedGroupEnd(const std::vector<Token>& toks, size_t k) {
 }
 
 // The group toks[k, end) as one word token, written to `out` (which may be toks[k] itself).
-void JoinDotted(const std::vector<Token>& toks, size_t k, size_t end, std::string_view text, WordArena& words, Token& out) {
+void JoinDotted(const std::vector<Token>& toks, size_t k, size_t end, WordArena& words, Token& out) {
   std::string acc;
   bool letters_only = true;
   for (size_t j = k; j < end; ++j) {
@@ -454,7 +454,7 @@ TokenList TokenizeInto(std::string_view text, SentenceSplitter* sentences, const
     std::shared_lock<std::shared_mutex> reading(memo.mu);
     for (size_t k = 0; k < count; ++w) {
       if (size_t end = DottedGroupEnd(out, k)) {
-        JoinDotted(out, k, end, text, words, out[w]);
+        JoinDotted(out, k, end, words, out[w]);
         k = end;
       } else {
         if (w != k) out[w] = out[k];

@@ -262,9 +262,15 @@ Response Api::Submit(const Request& request) {
     // it would have: a GET of it tells the client whether to submit again.
     std::fprintf(stderr, "scribe-fcgi[%d]: submission %s unconfirmed: %s\n", static_cast<int>(getpid()), out.id.c_str(),
                  out.message.c_str());
-    Response r = JsonError(503, "store_unavailable",
-                           "the store of record did not confirm the submission; it may be stored as " + out.id +
-                               ": GET " + options_.mount_prefix + "/api/submissions/" + out.id + " tells");
+    // Local mode: committed, but the WAL's fdatasync failed (committer.h): not known to be on
+    // disk, and /health says the storage failed.
+    if (!db_.store()) RecordStorageFailure(SQLITE_IOERR_FSYNC);
+    const std::string tells = ": GET " + options_.mount_prefix + "/api/submissions/" + out.id + " tells";
+    Response r = db_.store() ? JsonError(503, "store_unavailable",
+                                         "the store of record did not confirm the submission; it may be stored as " +
+                                             out.id + tells)
+                             : JsonError(503, "storage_error",
+                                         "the disk did not confirm the submission; it may be stored as " + out.id + tells);
     r.headers.emplace_back("Retry-After", "1");
     return r;
   }

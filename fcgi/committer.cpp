@@ -1,14 +1,19 @@
 // committer.cpp — the writer thread of committer.h.
 #include "committer.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -152,8 +157,14 @@ Committer::Committer(const std::string& db_path, const std::string& synchronous,
                      const std::vector<std::string>& store_urls)
     : db_(db_path, synchronous, /*prepare_all=*/false, store_urls),
       checkpointer_(store_urls.empty() ? std::make_unique<Checkpointer>(db_path, synchronous) : nullptr),
-      max_batch_(max_batch < 1 ? 1 : max_batch),
-      writer_([this] { Run(); }) {}
+      max_batch_(max_batch < 1 ? 1 : max_batch) {
+  if (store_urls.empty() && synchronous == "full") {
+    wal_path_ = db_.WalPath();
+    if (!wal_path_.empty()) db_.ExecWrite("PRAGMA synchronous = NORMAL");  // the syncer makes FULL's fsync
+  }
+  writer_ = std::thread([this] { Run(); });
+  if (!wal_path_.empty()) syncer_ = std::thread([this] { Sync(); });
+}
 
 Committer::~Committer() {
   {
@@ -162,6 +173,16 @@ Committer::~Committer() {
   }
   queued_.notify_all();
   writer_.join();
+  if (syncer_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_sync_ = true;
+    }
+    unsynced_cv_.notify_all();
+    syncer_.join();
+  }
+  if (wal_fd_ >= 0) close(wal_fd_);
+  for (int fd : old_wal_fds_) close(fd);
 }
 
 StoreOutcome Committer::Store(PendingSubmission s) {
@@ -191,6 +212,11 @@ std::uint64_t Committer::Stored() const {
 MillisHistogram Committer::CommitTimes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return commit_times_;
+}
+
+MillisHistogram Committer::SyncTimes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sync_times_;
 }
 
 void MillisHistogram::Add(double ms) {
@@ -224,12 +250,30 @@ void Committer::Run() {
     }
     lock.unlock();
     WriteBatch(batch);
+    // Committed: on disk once the syncer's next fdatasync of the WAL returns (committer.h).
+    int fd = -1;
+    std::string error;
+    const bool committed = std::any_of(batch.begin(), batch.end(),
+                                       [](const Item* i) { return i->outcome.status == StoreOutcome::kStored; });
+    if (committed && !wal_path_.empty() && (fd = WalFd(error)) < 0)
+      std::fprintf(stderr, "scribe-fcgi[%d]: %s\n", static_cast<int>(getpid()), error.c_str());
     lock.lock();
+    bool to_sync = false;
     for (Item* item : batch) {
-      if (item->outcome.status == StoreOutcome::kStored) ++stored_;
+      const bool stored = item->outcome.status == StoreOutcome::kStored;
+      if (stored) ++stored_;
+      if (stored && !wal_path_.empty()) {
+        if (fd >= 0) {
+          unsynced_.emplace_back(item, fd);
+          to_sync = true;
+          continue;
+        }
+        item->outcome = Unknown(item->outcome.id, "committed, but not known to be on disk: " + error);
+      }
       item->done = true;
     }
     finished_.notify_all();
+    if (to_sync) unsynced_cv_.notify_one();
     // The batch is answered. The checkpointer copies the WAL beside the writer from SQLite's
     // usual mark on; at kCheckpointPages the writer finishes the copy itself (what was appended
     // since), so that the next transaction starts the WAL over.
@@ -241,6 +285,62 @@ void Committer::Run() {
       checkpointer_->Poke();
     }
   }
+}
+
+void Committer::Sync() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    unsynced_cv_.wait(lock, [&] { return stop_sync_ || !unsynced_.empty(); });
+    if (unsynced_.empty()) return;  // stopping, and every committed batch answered
+    std::deque<std::pair<Item*, int>> batch;
+    batch.swap(unsynced_);
+    lock.unlock();
+    // One fdatasync per descriptor (two only when the WAL was replaced between commits), begun
+    // after every COMMIT of the batch returned: it covers their frames.
+    std::vector<std::pair<int, std::string>> synced;
+    const auto start = std::chrono::steady_clock::now();
+    for (const auto& [item, fd] : batch) {
+      if (std::any_of(synced.begin(), synced.end(), [&](const auto& s) { return s.first == fd; })) continue;
+      std::string failure;
+      if (fdatasync(fd) != 0) failure = "fdatasync of " + wal_path_ + " failed: " + std::strerror(errno);
+      synced.emplace_back(fd, std::move(failure));
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    lock.lock();
+    sync_times_.Add(ms);
+    for (auto& [item, fd] : batch) {
+      const std::string& failure =
+          std::find_if(synced.begin(), synced.end(), [&](const auto& s) { return s.first == fd; })->second;
+      if (!failure.empty()) {
+        std::fprintf(stderr, "scribe-fcgi[%d]: submission %s committed, not known to be on disk: %s\n",
+                     static_cast<int>(getpid()), item->outcome.id.c_str(), failure.c_str());
+        item->outcome = Unknown(item->outcome.id, "committed, but not known to be on disk: " + failure);
+      }
+      item->done = true;
+    }
+    finished_.notify_all();
+  }
+}
+
+int Committer::WalFd(std::string& error) {
+  struct stat now {};
+  if (stat(wal_path_.c_str(), &now) != 0) {
+    error = "the WAL " + wal_path_ + " cannot be found: " + std::strerror(errno);
+    return -1;
+  }
+  if (wal_fd_ >= 0 && now.st_dev == wal_dev_ && now.st_ino == wal_ino_) return wal_fd_;
+  const int fd = open(wal_path_.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat opened {};
+  if (fd < 0 || fstat(fd, &opened) != 0) {
+    error = "the WAL " + wal_path_ + " cannot be opened: " + std::strerror(errno);
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  if (wal_fd_ >= 0) old_wal_fds_.push_back(wal_fd_);  // the syncer may still hold it
+  wal_fd_ = fd;
+  wal_dev_ = opened.st_dev;
+  wal_ino_ = opened.st_ino;
+  return fd;
 }
 
 // One submission inside the batch's transaction, in its own savepoint. A primary-key conflict

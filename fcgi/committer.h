@@ -11,10 +11,22 @@
 // batch grows with the load and the fsync is shared by all of it. Durability is unchanged:
 // nothing is acknowledged before the COMMIT that holds it has returned SQLITE_OK.
 //
+// With synchronous = FULL on a WAL database the fsync leaves the writer: its connection commits
+// with synchronous = NORMAL (the frames written, no fsync) and a syncer thread then fdatasyncs
+// the WAL file, the one sync FULL would have made inside COMMIT, before it wakes the batch's
+// waiters. The writer meanwhile inserts the next batch, so the disk's wait and the SQL overlap
+// (one fdatasync covers every batch committed before it began). What a submission's answer
+// promises is unchanged: 201 only once its frames are on disk. What differs is that readers may
+// see a batch a few milliseconds before its fsync returns; a power loss in that window loses
+// submissions that no client was told were stored (and that a reader may have seen). A failed
+// fdatasync answers kUnknown with the id: committed, but not known to be on disk.
+//
 //   Committer committer(db_path, "full");
 //   StoreOutcome out = committer.Store({vendor, note, graded_result, abandoned});
 //   if (out.status == StoreOutcome::kStored) … 201 with out.id and the public view of out.stored (api.cpp)
 #pragma once
+
+#include <sys/types.h>
 
 #include <condition_variable>
 #include <cstddef>
@@ -27,6 +39,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "compact_json.h"
@@ -127,6 +140,11 @@ class Committer {
   std::uint64_t Commits() const;
   std::uint64_t Stored() const;
   MillisHistogram CommitTimes() const;
+  // The syncer's fdatasyncs of the WAL and how long each took (empty when the writer's COMMIT
+  // syncs itself: synchronous = normal, a database not in WAL mode, or cluster mode).
+  MillisHistogram SyncTimes() const;
+  // The WAL file the syncer fdatasyncs, or "" when it does not run.
+  const std::string& SyncedWal() const { return wal_path_; }
 
  private:
   struct Item {
@@ -147,6 +165,10 @@ class Committer {
     StoreStatement insert;
   };
   void Run();
+  void Sync();
+  // The descriptor of the WAL file as it is now (reopened if the file was replaced), or -1 with
+  // `error` set; writer thread only.
+  int WalFd(std::string& error);
   void WriteBatch(std::deque<Item*>& batch);
   void StoreOne(Item& item);
   // Cluster mode (the writer thread's store client): WriteBatch and StoreOne on the store.
@@ -167,7 +189,19 @@ class Committer {
   bool stop_ = false;
   std::uint64_t commits_ = 0, stored_ = 0;
   MillisHistogram commit_times_;
-  std::thread writer_;
+  // The syncer (local mode with synchronous = FULL in WAL mode): committed batches wait in
+  // unsynced_, each item with the WAL descriptor to sync, until an fdatasync begun after their
+  // COMMIT returns. Descriptors of a replaced WAL stay open until the committer stops.
+  std::string wal_path_;
+  int wal_fd_ = -1;
+  dev_t wal_dev_ = 0;
+  ino_t wal_ino_ = 0;
+  std::vector<int> old_wal_fds_;
+  std::deque<std::pair<Item*, int>> unsynced_;
+  std::condition_variable unsynced_cv_;  // the syncer waits for committed batches
+  bool stop_sync_ = false;
+  MillisHistogram sync_times_;
+  std::thread writer_, syncer_;
 };
 
 }  // namespace scribe::http

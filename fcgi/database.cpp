@@ -379,6 +379,19 @@ void Database::ExecWrite(const std::string& sql) {
     throw SqlError(sqlite3_extended_errcode(write_.get()), sqlite3_errmsg(write_.get()));
 }
 
+std::string Database::WalPath() {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(write_.get(), "PRAGMA journal_mode", -1, &stmt, nullptr) != SQLITE_OK)
+    throw SqlError(sqlite3_extended_errcode(write_.get()), sqlite3_errmsg(write_.get()));
+  std::unique_ptr<sqlite3_stmt, Finalizer> owned(stmt);
+  if (sqlite3_step(stmt) != SQLITE_ROW) return "";
+  const unsigned char* mode = sqlite3_column_text(stmt, 0);
+  if (!mode || std::string_view(reinterpret_cast<const char*>(mode)) != "wal") return "";
+  sqlite3_filename file = sqlite3_db_filename(write_.get(), "main");
+  const char* wal = file && *file ? sqlite3_filename_wal(file) : nullptr;
+  return wal ? wal : "";
+}
+
 bool Database::InTransaction() const { return !sqlite3_get_autocommit(write_.get()); }
 
 bool IsStorageError(int code) {

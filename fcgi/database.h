@@ -153,6 +153,10 @@ class Database {
   int WalFrames() const { return wal_frames_; }
   bool CheckpointIfDue();
 
+  // The write connection's WAL file when the database is in WAL mode, else "": the file whose
+  // fsync makes a commit durable (the committer syncs it on a thread of its own, committer.h).
+  std::string WalPath();
+
   // PRAGMA data_version of the read connection: it changes whenever any other connection (this
   // worker's write connection, another worker, an analyst's sqlite3) commits. Throws SqlError.
   std::int64_t DataVersion();

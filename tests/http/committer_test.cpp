@@ -137,6 +137,39 @@ TEST_F(CommitterTest, WhatQueuesBehindAHeldLockIsCommittedInOneTransaction) {
   EXPECT_EQ(Scalar("SELECT runs FROM standings"), "9");
 }
 
+TEST_F(CommitterTest, UnderFullTheSyncerFdatasyncsTheWalBeforeEachAcknowledgement) {
+  // synchronous = FULL on a WAL database: the writer's COMMIT leaves the fsync to the syncer
+  // (committer.h). One thread storing in turn: each Store returns only after an fdatasync begun
+  // after its own COMMIT, so there are as many syncs as commits.
+  Committer committer(path_, "full");
+  EXPECT_EQ(committer.SyncedWal(), path_ + "-wal");
+  for (int i = 0; i < 3; ++i) {
+    StoreOutcome out = committer.Store(Pending("Synced", "note " + std::to_string(i)));
+    EXPECT_EQ(out.status, StoreOutcome::kStored) << out.message;
+    EXPECT_EQ(committer.SyncTimes().Count(), static_cast<std::uint64_t>(i + 1));
+  }
+  EXPECT_EQ(committer.Commits(), 3u);
+  // Under NORMAL nothing is synced before the answer (SQLite's checkpoints sync what they copy).
+  Committer normal(path_, "normal");
+  EXPECT_EQ(normal.SyncedWal(), "");
+  EXPECT_EQ(normal.Store(Pending("Synced", "note 3")).status, StoreOutcome::kStored);
+  EXPECT_EQ(normal.SyncTimes().Count(), 0u);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM submissions"), "4");
+}
+
+TEST_F(CommitterTest, ACommitTheSyncerCannotMakeDurableIsAnsweredUnknownWithItsId) {
+  // The WAL removed under a live database: the commit succeeds, nothing can be made durable, and
+  // the answer says so instead of 201 (the API answers 503 with the id, api.cpp).
+  Committer committer(path_, "full");
+  ASSERT_EQ(committer.Store(Pending("Lost", "first")).status, StoreOutcome::kStored);
+  ASSERT_TRUE(fs::remove(path_ + "-wal"));
+  StoreOutcome out = committer.Store(Pending("Lost", "second"));
+  EXPECT_EQ(out.status, StoreOutcome::kUnknown);
+  EXPECT_EQ(out.id.size(), 16u);
+  EXPECT_EQ(out.message, "committed, but not known to be on disk: the WAL " + path_ +
+                             "-wal cannot be found: No such file or directory");
+}
+
 TEST_F(CommitterTest, TheWalGrowsPastSqlitesDefaultButNeverPastItsSizeLimit) {
   // The WAL starts over at Database::kCheckpointPages (3,500), not
   // SQLite's 1,000, and journal_size_limit is 16 MiB: the WAL file, which keeps the largest size

@@ -299,8 +299,9 @@ void Committer::Sync() {
     // after every COMMIT of the batch returned: it covers their frames.
     std::vector<std::pair<int, std::string>> synced;
     const auto start = std::chrono::steady_clock::now();
-    for (const auto& [item, fd] : batch) {
-      if (std::any_of(synced.begin(), synced.end(), [&](const auto& s) { return s.first == fd; })) continue;
+    for (const auto& entry : batch) {
+      const int fd = entry.second;  // a plain name: clang 14 cannot capture a structured binding
+      if (std::any_of(synced.begin(), synced.end(), [fd](const auto& s) { return s.first == fd; })) continue;
       std::string failure;
       if (fdatasync(fd) != 0) failure = "fdatasync of " + wal_path_ + " failed: " + std::strerror(errno);
       synced.emplace_back(fd, std::move(failure));
@@ -308,9 +309,11 @@ void Committer::Sync() {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     lock.lock();
     sync_times_.Add(ms);
-    for (auto& [item, fd] : batch) {
+    for (auto& entry : batch) {
+      Item* item = entry.first;
+      const int fd = entry.second;
       const std::string& failure =
-          std::find_if(synced.begin(), synced.end(), [&](const auto& s) { return s.first == fd; })->second;
+          std::find_if(synced.begin(), synced.end(), [fd](const auto& s) { return s.first == fd; })->second;
       if (!failure.empty()) {
         std::fprintf(stderr, "scribe-fcgi[%d]: submission %s committed, not known to be on disk: %s\n",
                      static_cast<int>(getpid()), item->outcome.id.c_str(), failure.c_str());

@@ -99,6 +99,11 @@ StoreOutcome Unknown(std::string id, std::string message) {
   return o;
 }
 
+// Local mode: committed under `id`, but the syncer could not make it durable (committer.h).
+StoreOutcome NotDurable(std::string id, const std::string& why) {
+  return Unknown(std::move(id), "committed, but not known to be on disk: " + why);
+}
+
 }  // namespace
 
 const std::vector<StoreStatement>& StoreRefreshStatements() {
@@ -268,7 +273,7 @@ void Committer::Run() {
           to_sync = true;
           continue;
         }
-        item->outcome = Unknown(item->outcome.id, "committed, but not known to be on disk: " + error);
+        item->outcome = NotDurable(item->outcome.id, error);
       }
       item->done = true;
     }
@@ -317,7 +322,7 @@ void Committer::Sync() {
       if (!failure.empty()) {
         std::fprintf(stderr, "scribe-fcgi[%d]: submission %s committed, not known to be on disk: %s\n",
                      static_cast<int>(getpid()), item->outcome.id.c_str(), failure.c_str());
-        item->outcome = Unknown(item->outcome.id, "committed, but not known to be on disk: " + failure);
+        item->outcome = NotDurable(item->outcome.id, failure);
       }
       item->done = true;
     }

@@ -191,7 +191,9 @@ Committer::~Committer() {
 }
 
 StoreOutcome Committer::Store(PendingSubmission s) {
-  Item item{std::move(s), {}, false, {}, false, {}, {}};
+  const auto start = std::chrono::steady_clock::now();
+  Item item;
+  item.submission = std::move(s);
   const std::string& grade = item.submission.result;
   item.compact = !grade.empty() && grade.front() == '{' && IsCompactJson(grade, &item.members);
   item.vendor_key = VendorKey(item.submission.vendor);
@@ -201,6 +203,8 @@ StoreOutcome Committer::Store(PendingSubmission s) {
   queue_.push_back(&item);
   queued_.notify_one();
   finished_.wait(lock, [&] { return item.done; });
+  if (item.outcome.status == StoreOutcome::kStored)
+    ack_waits_.Add(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return std::move(item.outcome);
 }
 
@@ -224,12 +228,32 @@ MillisHistogram Committer::SyncTimes() const {
   return sync_times_;
 }
 
+MillisHistogram Committer::AckWaits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ack_waits_;
+}
+
+MillisHistogram Committer::DiskWaits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return disk_waits_;
+}
+
 void MillisHistogram::Add(double ms) {
   int b = 0;
   for (double bound = 1; b + 1 < kBuckets && ms > bound; bound *= 2) ++b;
   ++buckets_[b];
   ++count_;
   slowest_ = std::max(slowest_, ms);
+}
+
+std::uint64_t MillisHistogram::Over(double ms) const {
+  // Bucket b > 0 holds the times in (2^(b-1), 2^b] (the last: past 2^(kBuckets-2)); bucket 0
+  // those at most 1 ms, none of them longer than a bound >= 0.
+  std::uint64_t over = ms < 0 ? buckets_[0] : 0;
+  double lower = 1;
+  for (int b = 1; b < kBuckets; ++b, lower *= 2)
+    if (lower >= ms) over += buckets_[b];
+  return over;
 }
 
 double MillisHistogram::Quantile(double q) const {
@@ -262,6 +286,7 @@ void Committer::Run() {
                                        [](const Item* i) { return i->outcome.status == StoreOutcome::kStored; });
     if (committed && !wal_path_.empty() && (fd = WalFd(error)) < 0)
       std::fprintf(stderr, "scribe-fcgi[%d]: %s\n", static_cast<int>(getpid()), error.c_str());
+    const auto committed_at = std::chrono::steady_clock::now();
     lock.lock();
     bool to_sync = false;
     for (Item* item : batch) {
@@ -269,6 +294,7 @@ void Committer::Run() {
       if (stored) ++stored_;
       if (stored && !wal_path_.empty()) {
         if (fd >= 0) {
+          item->committed = committed_at;
           unsynced_.emplace_back(item, fd);
           to_sync = true;
           continue;
@@ -311,7 +337,8 @@ void Committer::Sync() {
       if (fdatasync(fd) != 0) failure = "fdatasync of " + wal_path_ + " failed: " + std::strerror(errno);
       synced.emplace_back(fd, std::move(failure));
     }
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const auto synced_at = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(synced_at - start).count();
     lock.lock();
     sync_times_.Add(ms);
     for (auto& entry : batch) {
@@ -323,6 +350,8 @@ void Committer::Sync() {
         std::fprintf(stderr, "scribe-fcgi[%d]: submission %s committed, not known to be on disk: %s\n",
                      static_cast<int>(getpid()), item->outcome.id.c_str(), failure.c_str());
         item->outcome = NotDurable(item->outcome.id, failure);
+      } else {
+        disk_waits_.Add(std::chrono::duration<double, std::milli>(synced_at - item->committed).count());
       }
       item->done = true;
     }

@@ -28,6 +28,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -101,6 +102,9 @@ class MillisHistogram {
   // An upper bound of the q-quantile (q in (0, 1]): the smallest bucket bound at or under which
   // q of the times fall, or the slowest time when that is less; 0 when empty.
   double Quantile(double q) const;
+  // How many times were longer than `ms`, counted in whole buckets: exact when `ms` is a bucket
+  // bound (1, 2, 4 … 65,536), else those past the next bound up (a lower bound of the count).
+  std::uint64_t Over(double ms) const;
 
  private:
   std::uint64_t buckets_[kBuckets] = {};
@@ -143,6 +147,12 @@ class Committer {
   // The syncer's fdatasyncs of the WAL and how long each took (empty when the writer's COMMIT
   // syncs itself: synchronous = normal, a database not in WAL mode, or cluster mode).
   MillisHistogram SyncTimes() const;
+  // For each acknowledged submission (kStored): how long its request thread waited in Store()
+  // (queue, transaction, and under the syncer the fdatasync), and, under the syncer, the part
+  // of that from its COMMIT's return to the return of the fdatasync that covers it: the disk's
+  // share, which no request can be answered sooner than.
+  MillisHistogram AckWaits() const;
+  MillisHistogram DiskWaits() const;
   // The WAL file the syncer fdatasyncs, or "" when it does not run.
   const std::string& SyncedWal() const { return wal_path_; }
 
@@ -163,6 +173,8 @@ class Committer {
     std::string id, created_at;
     std::optional<std::string> stored_result;
     StoreStatement insert;
+    // Under the syncer: when the COMMIT that holds it returned.
+    std::chrono::steady_clock::time_point committed;
   };
   void Run();
   void Sync();
@@ -201,6 +213,7 @@ class Committer {
   std::condition_variable unsynced_cv_;  // the syncer waits for committed batches
   bool stop_sync_ = false;
   MillisHistogram sync_times_;
+  MillisHistogram ack_waits_, disk_waits_;
   std::thread writer_, syncer_;
 };
 

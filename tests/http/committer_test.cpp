@@ -149,11 +149,20 @@ TEST_F(CommitterTest, UnderFullTheSyncerFdatasyncsTheWalBeforeEachAcknowledgemen
     EXPECT_EQ(committer.SyncTimes().Count(), static_cast<std::uint64_t>(i + 1));
   }
   EXPECT_EQ(committer.Commits(), 3u);
+  // Each acknowledgement timed twice: its whole wait in Store, and the disk's part of it, from
+  // its COMMIT to the fdatasync's return: never the longer of the two.
+  const MillisHistogram acks = committer.AckWaits(), disk = committer.DiskWaits();
+  EXPECT_EQ(acks.Count(), 3u);
+  EXPECT_EQ(disk.Count(), 3u);
+  EXPECT_LE(disk.Slowest(), acks.Slowest());
+  for (double bound = 1; bound <= 65536; bound *= 2) EXPECT_LE(disk.Over(bound), acks.Over(bound)) << bound;
   // Under NORMAL nothing is synced before the answer (SQLite's checkpoints sync what they copy).
   Committer normal(path_, "normal");
   EXPECT_EQ(normal.SyncedWal(), "");
   EXPECT_EQ(normal.Store(Pending("Synced", "note 3")).status, StoreOutcome::kStored);
   EXPECT_EQ(normal.SyncTimes().Count(), 0u);
+  EXPECT_EQ(normal.AckWaits().Count(), 1u);
+  EXPECT_EQ(normal.DiskWaits().Count(), 0u);
   EXPECT_EQ(Scalar("SELECT count(*) FROM submissions"), "4");
 }
 
@@ -168,6 +177,8 @@ TEST_F(CommitterTest, ACommitTheSyncerCannotMakeDurableIsAnsweredUnknownWithItsI
   EXPECT_EQ(out.id.size(), 16u);
   EXPECT_EQ(out.message, "committed, but not known to be on disk: the WAL " + path_ +
                              "-wal cannot be found: No such file or directory");
+  EXPECT_EQ(committer.AckWaits().Count(), 1u);  // the first only: the second was not acknowledged
+  EXPECT_EQ(committer.DiskWaits().Count(), 1u);
 }
 
 TEST_F(CommitterTest, TheWalGrowsPastSqlitesDefaultButNeverPastItsSizeLimit) {
@@ -371,6 +382,17 @@ TEST(MillisHistogram, ReadsQuantilesAsBucketBoundsNeverAboveTheSlowest) {
   h.Add(100000.0);                    // past the last bound (65,536 ms): the slowest
   EXPECT_EQ(h.Quantile(1.0), 100000.0);
   EXPECT_EQ(h.Slowest(), 100000.0);
+  // Over counts whole buckets: 0.4, 1, 2, 3, 3, 100, 100000
+  EXPECT_EQ(h.Over(-1), 7u);
+  EXPECT_EQ(h.Over(0), 5u);       // bucket <= 1 holds 0.4 and 1 alike: neither counted
+  EXPECT_EQ(h.Over(1), 5u);       // exact at a bound
+  EXPECT_EQ(h.Over(2), 4u);
+  EXPECT_EQ(h.Over(2.5), 2u);     // between bounds: past the next one up (4), so not 3 and 3
+  EXPECT_EQ(h.Over(64), 2u);
+  EXPECT_EQ(h.Over(50), 2u);
+  EXPECT_EQ(h.Over(128), 1u);     // 100000, in the last bucket
+  EXPECT_EQ(h.Over(65536), 1u);
+  EXPECT_EQ(h.Over(200000), 0u);  // past the last bound: nothing is known to be longer
 }
 
 TEST(StoredResultText, LeavesToJsonSetWhatItCannotAppend) {

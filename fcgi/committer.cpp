@@ -29,7 +29,18 @@ namespace scribe::http {
 
 using scribe::sql::SqlError;
 
-std::string RandomSubmissionId() { return RandomHex(8); }
+std::string NewSubmissionId(std::uint64_t ms) {
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%011llx%05x", static_cast<unsigned long long>(ms & 0xfffffffffffULL),
+                static_cast<unsigned>(std::stoul(RandomHex(3), nullptr, 16) >> 4));
+  return buffer;
+}
+
+std::string NewSubmissionId() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return NewSubmissionId(static_cast<std::uint64_t>(now.tv_sec) * 1000 + static_cast<std::uint64_t>(now.tv_nsec) / 1000000);
+}
 
 std::string CreatedAtNow() {
   timespec now{};
@@ -393,7 +404,7 @@ void Committer::StoreOne(Item& item) {
     }
   }
   for (int attempt = 0;; ++attempt) {
-    std::string id = RandomSubmissionId(), created_at = CreatedAtNow();
+    std::string id = NewSubmissionId(), created_at = CreatedAtNow();
     // The stored result and the row's columns made from the grade's text here (its members were
     // found on the request thread), not by json_set and json_extract parsing it in SQL.
     std::optional<std::string> stored_result;
@@ -479,7 +490,7 @@ void Committer::WriteBatch(std::deque<Item*>& batch) {
 namespace scribe::http {
 
 void Committer::PrepareForStore(Item& item) {
-  item.id = RandomSubmissionId();
+  item.id = NewSubmissionId();
   item.created_at = CreatedAtNow();
   std::optional<std::vector<sql::SqlValue>> columns;
   item.stored_result.reset();

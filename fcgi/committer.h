@@ -71,8 +71,17 @@ struct StoreOutcome {
   std::string created_at;  // kStored: the row's created_at, as in the stored result
 };
 
-// A submission id: 64 random bits from the kernel's CSPRNG as 16 lower-case hex digits.
-std::string RandomSubmissionId();
+// A submission id, 16 lower-case hex digits: the milliseconds since the Unix epoch (11 digits,
+// 44 bits: until the year 2527) then 20 bits from the kernel's CSPRNG (5 digits). Ids drawn
+// later sort later, so a batch's rows land at the right-hand edge of the three indexes keyed by
+// the id (submissions' and grades' primary keys, grades_version) instead of on a random leaf
+// page of each: 47 KB written per stored submission instead of 71-78 KB (WAL and checkpoint,
+// tests/bench/wrk/run submit), and no more as the database grows. Ids are public (a vendor's
+// page lists them) and the time they carry is public as the row's created_at; the random part
+// keeps two submissions of the same millisecond apart (a collision draws another once).
+std::string NewSubmissionId();
+// The same for a time of `ms` milliseconds since the epoch.
+std::string NewSubmissionId(std::uint64_t ms);
 
 // The time now as SQLite's strftime('%Y-%m-%dT%H:%M:%fZ', 'now') writes it (milliseconds,
 // truncated as SQLite's clock is): a submission's created_at.

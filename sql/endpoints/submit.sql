@@ -9,7 +9,7 @@
 -- number of critical errors), made on the request thread after the commit, not by the one
 -- writer (grade.h, PublicSubmissionText), and GET /api/submissions/:id answers the same.
 --
---   :id            16 random hex digits chosen by the program
+--   :id            16 hex digits chosen by the program: the millisecond, then 20 random bits (committer.h)
 --   :vendor        validated vendor name
 --   :scribe_output the note as submitted
 --   :result        grade.sql's JSON

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -365,6 +367,32 @@ TEST_F(CommitterTest, StoredResultTextIsWhatJsonSetStoresForEveryByteAndHostileN
       ++compared;
     }
   EXPECT_EQ(compared, 5u * 266u);
+}
+
+TEST(NewSubmissionId, IsTheMillisecondThenTwentyRandomBitsSoLaterIdsSortLater) {
+  const std::regex hex16("^[0-9a-f]{16}$");
+  EXPECT_EQ(NewSubmissionId(1796688000000).substr(0, 11), "1a252f33400");  // 2026-12-07T00:00:00Z
+  EXPECT_EQ(NewSubmissionId(0).substr(0, 11), "00000000000");
+  EXPECT_EQ(NewSubmissionId((1ULL << 44) - 1).substr(0, 11), "fffffffffff");  // 2^44 - 1: a day in 2527
+  std::set<std::string> same_ms;
+  for (int i = 0; i < 1000; ++i) {
+    std::string id = NewSubmissionId(1796688000000);
+    ASSERT_TRUE(std::regex_match(id, hex16)) << id;
+    EXPECT_LT(id, NewSubmissionId(1796688000001)) << "an id of the next millisecond sorts after every one of this";
+    same_ms.insert(std::move(id));
+  }
+  // 1,000 draws of 20 random bits: half a collision expected, ten or more about never.
+  EXPECT_GT(same_ms.size(), 990u);
+  const auto ms_now = [] {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count());
+  };
+  const std::uint64_t before = ms_now();
+  const std::string now = NewSubmissionId();
+  const std::uint64_t after = ms_now(), carried = std::stoull(now.substr(0, 11), nullptr, 16);
+  EXPECT_GE(carried, before);
+  EXPECT_LE(carried, after);
 }
 
 TEST(MillisHistogram, ReadsQuantilesAsBucketBoundsNeverAboveTheSlowest) {

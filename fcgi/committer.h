@@ -75,8 +75,8 @@ struct StoreOutcome {
 // 44 bits: until the year 2527) then 20 bits from the kernel's CSPRNG (5 digits). Ids drawn
 // later sort later, so a batch's rows land at the right-hand edge of the three indexes keyed by
 // the id (submissions' and grades' primary keys, grades_version) instead of on a random leaf
-// page of each: 47 KB written per stored submission instead of 71-78 KB (WAL and checkpoint,
-// tests/bench/wrk/run submit), and no more as the database grows. Ids are public (a vendor's
+// page of each: 44 KB sent toward the disk per stored submission instead of 64-70 KB (WAL and
+// checkpoint; written_kb/req of tests/bench/wrk/run submit), and no more as the database grows. Ids are public (a vendor's
 // page lists them) and the time they carry is public as the row's created_at; the random part
 // keeps two submissions of the same millisecond apart (a collision draws another once).
 std::string NewSubmissionId();

@@ -29,6 +29,17 @@ namespace scribe::http {
 
 using scribe::sql::SqlError;
 
+namespace {
+
+// The wall clock in milliseconds since the Unix epoch: a submission id's time and its created_at.
+std::uint64_t UnixMillisNow() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<std::uint64_t>(now.tv_sec) * 1000 + static_cast<std::uint64_t>(now.tv_nsec) / 1000000;
+}
+
+}  // namespace
+
 std::string NewSubmissionId(std::uint64_t ms) {
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%011llx%05x", static_cast<unsigned long long>(ms & 0xfffffffffffULL),
@@ -36,16 +47,10 @@ std::string NewSubmissionId(std::uint64_t ms) {
   return buffer;
 }
 
-std::string NewSubmissionId() {
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now);
-  return NewSubmissionId(static_cast<std::uint64_t>(now.tv_sec) * 1000 + static_cast<std::uint64_t>(now.tv_nsec) / 1000000);
-}
+std::string NewSubmissionId() { return NewSubmissionId(UnixMillisNow()); }
 
 std::string CreatedAtNow() {
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now);
-  const long long ms = static_cast<long long>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+  const std::uint64_t ms = UnixMillisNow();
   const time_t seconds = static_cast<time_t>(ms / 1000);
   tm utc{};
   gmtime_r(&seconds, &utc);
